@@ -1,0 +1,34 @@
+//! The API's error: exactly `{code, message}` across the IPC boundary (STYLE.md
+//! habit 6). A code exists only where the UI branches on it.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+/// What kind of failure, for the UI to branch on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ApiErrorCode {
+    /// A file or folder that does not exist.
+    NotFound,
+    /// Input the operation cannot accept (a malformed signal, say).
+    InvalidInput,
+    /// The disk refused (permissions, a folder where a file was expected …).
+    Io,
+}
+
+/// A failed API call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error, TS)]
+#[error("{message}")]
+#[ts(export)]
+pub struct ApiError {
+    pub code: ApiErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with a code and a message for people.
+    pub fn new(code: ApiErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}

@@ -1,0 +1,58 @@
+//! The operations of Crewgraph as one typed API, called by the Tauri shell and (later)
+//! the HTTP server alike, so both behave the same. Each operation takes and returns
+//! plain data ([`types`]); failures are an [`ApiError`] (`{code, message}` across
+//! the IPC boundary).
+//!
+//! Opening a crew never fails because the crew is broken: a broken crew comes back
+//! as a [`CrewDocument`] whose `problems` say what is wrong and where, so the window
+//! can show it. Only a missing examples folder is an error.
+
+mod crews;
+mod error;
+mod types;
+
+use std::path::{Path, PathBuf};
+
+pub use error::{ApiError, ApiErrorCode};
+pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
+
+/// Crewgraph's operations, over one folder of crews.
+#[derive(Clone, Debug)]
+pub struct Api {
+    crews_dir: PathBuf,
+}
+
+impl Api {
+    /// An API whose example crews live in `crews_dir`.
+    pub fn new(crews_dir: impl Into<PathBuf>) -> Self {
+        Self { crews_dir: crews_dir.into() }
+    }
+
+    /// The folder the start view lists.
+    pub fn crews_dir(&self) -> &Path {
+        &self.crews_dir
+    }
+
+    /// The crews in the crews folder: every `*.yaml` / `*.yml` file and every folder
+    /// holding a `crew.yaml`, sorted by file name, each with its graph and problem counts.
+    pub fn list_crews(&self) -> Result<Vec<CrewSummary>, ApiError> {
+        crews::list(&self.crews_dir)
+    }
+
+    /// Opens a crew file or crew folder: the crew, its graph and every problem.
+    pub fn open_crew(&self, path: &Path) -> CrewDocument {
+        crews::open(path)
+    }
+
+    /// Checks one bracket signal against a reply, as `crewgraph match` does.
+    pub fn match_signal(&self, signal: &str, content: &str) -> Result<MatchResult, ApiError> {
+        match_signal(signal, content)
+    }
+}
+
+/// Checks one bracket signal against a reply (DESIGN.md §3 levels).
+pub fn match_signal(signal: &str, content: &str) -> Result<MatchResult, ApiError> {
+    let level = crewgraph_engine::signal::match_signal(signal, content)
+        .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+    Ok(MatchResult { matched: level != crewgraph_engine::signal::MatchLevel::None, level })
+}

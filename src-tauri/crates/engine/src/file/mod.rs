@@ -1,0 +1,376 @@
+//! The crew file as written: a serde-only mirror of the YAML (DESIGN.md §2), in
+//! both forms — a self-contained file with agents inline, and the Go engine's crew
+//! directory (`crew.yaml` listing agent ids, one `agents/<id>.yaml` each, with its
+//! `settings:` block and `primary:`/`backup:` models).
+//!
+//! Nothing here is checked beyond the YAML's shape: ids are not resolved and
+//! behaviours not parsed. Values that validation must check are kept with their
+//! position ([`Spanned`]) so every error can point at a line and column; choices
+//! (`behavior:`, `strategy:` …) stay strings here so that a wrong one is reported
+//! with every other problem of the file instead of stopping the parse.
+//!
+//! [`crate::load`] reads files into these types; [`crate::validate`] turns them into
+//! a [`crate::crew::Crew`].
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use marked_yaml::Spanned;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+
+/// A whole crew file (or a crew directory's `crew.yaml`).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct CrewFile {
+    pub version: Option<Spanned<String>>,
+    pub name: Option<Spanned<String>>,
+    pub description: Option<String>,
+    pub entry_point: Option<Spanned<String>>,
+    pub max_handoffs: Option<Spanned<u32>>,
+    pub max_tool_rounds: Option<Spanned<u32>>,
+    /// Inline agents, or (crew directories) the ids of agent files.
+    #[serde(default)]
+    pub agents: Vec<Spanned<AgentEntry>>,
+    /// Present = a strict registry (even when empty).
+    pub signals: Option<Vec<Spanned<SignalFile>>>,
+    pub routing: Option<RoutingFile>,
+    pub settings: Option<SettingsFile>,
+    pub tools: Option<ToolsFile>,
+}
+
+/// One entry of `agents:`.
+#[derive(Debug)]
+pub enum AgentEntry {
+    /// An agent id whose definition lives in `agents/<id>.yaml`.
+    Reference(String),
+    /// An agent written out in place.
+    Inline(Box<AgentFile>),
+}
+
+/// One agent, inline or in its own file.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct AgentFile {
+    pub id: Option<Spanned<String>>,
+    pub name: Option<String>,
+    pub role: Option<String>,
+    pub description: Option<String>,
+    pub objective: Option<String>,
+    pub backstory: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub system_prompt: Option<String>,
+    /// A named model (`default`, `fast`) or `provider/model`; the Go engine's plain model name.
+    pub model: Option<String>,
+    /// Go engine (deprecated there): the provider of `model`.
+    pub provider: Option<String>,
+    /// Go engine (deprecated there): the provider's base URL.
+    pub provider_url: Option<String>,
+    pub primary: Option<ModelFile>,
+    pub backup: Option<ModelFile>,
+    pub temperature: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub tools: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub handoff_targets: Vec<Spanned<String>>,
+    pub is_terminal: Option<bool>,
+    pub wait_for_signal: Option<bool>,
+}
+
+/// The Go engine's `primary:` / `backup:` model block.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct ModelFile {
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub provider_url: Option<String>,
+}
+
+/// One entry of the crew's `signals:` registry.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct SignalFile {
+    pub name: Option<Spanned<String>>,
+    pub pattern: Option<Spanned<String>>,
+    pub behavior: Option<Spanned<String>>,
+    pub description: Option<String>,
+    #[serde(default)]
+    pub allowed_agents: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub valid_targets: Vec<Spanned<String>>,
+    pub priority: Option<i32>,
+    pub deprecated: Option<String>,
+}
+
+/// The `routing:` section.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct RoutingFile {
+    pub strategy: Option<Spanned<String>>,
+    /// Rules per emitting agent, in file order.
+    pub signals: Option<Entries<Spanned<String>, Vec<Spanned<RuleFile>>>>,
+    /// Go engine: a fallback target per agent (added to its handoff targets).
+    pub defaults: Option<Entries<Spanned<String>, Spanned<String>>>,
+    pub agent_behaviors: Option<Entries<Spanned<String>, BehaviorFile>>,
+    pub parallel_groups: Option<Entries<Spanned<String>, GroupFile>>,
+    pub on_no_signal: Option<Spanned<String>>,
+    pub on_loop: Option<Spanned<String>>,
+    /// Scoring: the agent that writes the final answer.
+    pub finalizer: Option<Spanned<String>>,
+    /// LLM and gatekeeper routing: the most routing decisions a run makes.
+    pub max_iterations: Option<Spanned<u32>>,
+    /// LLM routing: the router model.
+    pub router: Option<RouterFile>,
+    /// Gatekeeper routing: the external service.
+    pub gatekeeper: Option<GatekeeperFile>,
+}
+
+/// One routing rule: when `signal` matches, go to `target`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct RuleFile {
+    pub signal: Option<Spanned<String>>,
+    /// One target, a list (broadcast), or empty / `null` (terminate, pause).
+    pub target: Option<Spanned<Targets>>,
+    pub description: Option<String>,
+}
+
+/// A rule's target as written.
+#[derive(Debug, Default)]
+pub enum Targets {
+    /// `target: ""`, `target: null` or no target.
+    #[default]
+    None,
+    /// `target: student`.
+    One(String),
+    /// `target: [student, reporter]`.
+    Many(Vec<Spanned<String>>),
+}
+
+/// `routing.agent_behaviors.<agent>`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct BehaviorFile {
+    pub wait_for_signal: Option<bool>,
+    pub is_terminal: Option<bool>,
+    /// Go engine: accepted, no effect in Crewgraph.
+    pub auto_route: Option<bool>,
+    pub description: Option<String>,
+}
+
+/// `routing.parallel_groups.<group>`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct GroupFile {
+    #[serde(default)]
+    pub agents: Vec<Spanned<String>>,
+    /// `30s`, `2m`, or a number of seconds.
+    pub timeout: Option<Spanned<String>>,
+    /// Go engine spelling of the timeout.
+    pub timeout_seconds: Option<Spanned<String>>,
+    pub wait_for_all: Option<bool>,
+    pub next_agent: Option<Spanned<String>>,
+    pub description: Option<String>,
+}
+
+/// `routing.router` (the `llm` strategy).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct RouterFile {
+    pub model: Option<String>,
+    pub temperature: Option<Spanned<f64>>,
+}
+
+/// `routing.gatekeeper` (the `gatekeeper` strategy).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct GatekeeperFile {
+    pub url: Option<Spanned<String>>,
+    pub timeout: Option<Spanned<String>>,
+    pub retries: Option<u32>,
+    /// The name of the keyring entry / environment variable holding the bearer token.
+    pub token_env: Option<String>,
+}
+
+/// The Go engine's `settings:` block (also accepted in self-contained files).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct SettingsFile {
+    pub max_handoffs: Option<Spanned<u32>>,
+    pub max_rounds: Option<Spanned<u32>>,
+    pub max_tool_rounds: Option<Spanned<u32>>,
+    pub timeout_seconds: Option<Spanned<u64>>,
+    pub parallel_timeout_seconds: Option<Spanned<u64>>,
+    pub language: Option<String>,
+}
+
+/// Settings of the Go engine that Crewgraph accepts without using (so its crew
+/// directories load without a warning per line).
+pub const GO_ENGINE_SETTINGS: &[&str] = &[
+    "config_mode",
+    "organization",
+    "max_tool_output_chars",
+    "tool_execution_timeout_seconds",
+    "tool_result_timeout_seconds",
+    "min_tool_timeout_millis",
+    "stream_chunk_timeout_millis",
+    "sse_keep_alive_seconds",
+    "request_store_cleanup_minutes",
+    "retry_backoff_min_millis",
+    "retry_backoff_max_seconds",
+    "max_input_size_kb",
+    "min_agent_id_length",
+    "max_agent_id_length",
+    "max_request_body_size_kb",
+    "stream_buffer_size",
+    "max_stored_requests",
+    "client_cache_ttl_minutes",
+    "graceful_shutdown_check_millis",
+    "timeout_warning_threshold_pct",
+    "max_tokens_per_call",
+    "max_tokens_per_day",
+    "max_cost_per_day",
+    "cost_alert_threshold",
+    "max_memory_mb",
+    "max_daily_memory_gb",
+    "memory_alert_percent",
+    "max_context_window",
+    "context_trim_percent",
+    "slow_call_threshold_seconds",
+    "max_errors_per_hour",
+    "max_errors_per_day",
+    "max_consecutive_errors",
+    "max_calls_per_minute",
+    "max_calls_per_hour",
+    "max_calls_per_day",
+    "block_on_quota_exceed",
+];
+
+/// Agent keys of the Go engine that Crewgraph accepts without using.
+pub const GO_ENGINE_AGENT_KEYS: &[&str] = &["cost_limits"];
+
+/// The top-level `tools:` section: MCP servers whose tools agents may use.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct ToolsFile {
+    pub servers: Option<Entries<Spanned<String>, ServerFile>>,
+}
+
+/// One MCP server: the command that starts it.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct ServerFile {
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+impl<K: Serialize, V: Serialize> Serialize for Entries<K, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for AgentEntry {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AgentEntry::Reference(id) => serializer.serialize_str(id),
+            AgentEntry::Inline(agent) => agent.serialize(serializer),
+        }
+    }
+}
+
+impl Serialize for Targets {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Targets::None => serializer.serialize_str(""),
+            Targets::One(id) => serializer.serialize_str(id),
+            Targets::Many(ids) => ids.serialize(serializer),
+        }
+    }
+}
+
+/// A YAML mapping kept in file order (rules and groups are ordered).
+#[derive(Debug)]
+pub struct Entries<K, V>(pub Vec<(K, V)>);
+
+impl<K, V> Default for Entries<K, V> {
+    fn default() -> Self {
+        Entries(Vec::new())
+    }
+}
+
+impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for Entries<K, V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor<K, V>(PhantomData<(K, V)>);
+        impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<K, V> {
+            type Value = Entries<K, V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+            // `signals:` with nothing after it.
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<Self::Value, E> {
+                if value.is_empty() {
+                    Ok(Entries(Vec::new()))
+                } else {
+                    Err(E::invalid_type(de::Unexpected::Str(value), &self))
+                }
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor(PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for AgentEntry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntryVisitor;
+        impl<'de> Visitor<'de> for EntryVisitor {
+            type Value = AgentEntry;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an agent (a mapping with id, name, …) or an agent id")
+            }
+            fn visit_str<E: de::Error>(self, id: &str) -> Result<Self::Value, E> {
+                Ok(AgentEntry::Reference(id.to_owned()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let agent = AgentFile::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(AgentEntry::Inline(Box::new(agent)))
+            }
+        }
+        deserializer.deserialize_any(EntryVisitor)
+    }
+}
+
+/// True for the scalars YAML means as "nothing": empty, `null`, `~`.
+pub fn is_null(text: &str) -> bool {
+    matches!(text.trim(), "" | "null" | "Null" | "NULL" | "~")
+}
+
+impl<'de> Deserialize<'de> for Targets {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TargetsVisitor;
+        impl<'de> Visitor<'de> for TargetsVisitor {
+            type Value = Targets;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an agent or group id, a list of ids, or nothing")
+            }
+            fn visit_str<E: de::Error>(self, id: &str) -> Result<Self::Value, E> {
+                Ok(if is_null(id) { Targets::None } else { Targets::One(id.to_owned()) })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Targets::None)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Targets::None)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut ids = Vec::new();
+                while let Some(id) = seq.next_element()? {
+                    ids.push(id);
+                }
+                Ok(Targets::Many(ids))
+            }
+        }
+        deserializer.deserialize_any(TargetsVisitor)
+    }
+}

@@ -1,0 +1,58 @@
+//! # crewgraph-engine
+//!
+//! The heart of Crewgraph, free of any window, database or network code: it reads
+//! crew files, validates them, matches signals in replies and builds the crew graph.
+//! (The run loop, routing strategies and the traits its hosts implement — `LlmClient`,
+//! `RunStore`, `EventSink`, `Clock` — join it in later steps.)
+//!
+//! Data flows in this order:
+//!
+//! 1. [`load`] reads a crew file or a Go-engine crew directory into the serde-only
+//!    [`file`] model, keeping every value's line and column;
+//! 2. [`validate`] turns it into a [`crew::Crew`]: ids resolved, the [`signal`]
+//!    registry built and compiled into a [`signal::SignalMatcher`], and every
+//!    problem reported as a [`diagnostic::Diagnostic`] with DESIGN.md §3's wording;
+//! 3. [`graph`] draws the crew as a petgraph graph and a view model for the window.
+//!
+//! ```
+//! use crewgraph_engine::{graph::CrewGraph, load::load_str, signal::MatchLevel};
+//!
+//! let loaded = load_str("exam.yaml", r#"
+//! name: Exam
+//! entry_point: teacher
+//! agents:
+//!   - id: teacher
+//!   - id: student
+//! routing:
+//!   signals:
+//!     teacher:
+//!       - { signal: "[QUESTION]", target: student }
+//!       - { signal: "[END_EXAM]", target: "" }
+//!     student:
+//!       - { signal: "[ANSWER]", target: teacher }
+//! "#);
+//! assert!(loaded.is_valid(), "{:#?}", loaded.diagnostics);
+//! let crew = loaded.crew.unwrap();
+//!
+//! let found = crew.matcher.scan("Here is my answer: 3/4 [answer]");
+//! let answer = crew.signals.lookup("[ANSWER]").unwrap();
+//! assert_eq!(found.get(answer).unwrap().level, MatchLevel::CaseInsensitive);
+//!
+//! let view = CrewGraph::build(&crew).view(&crew);
+//! assert!(view.edges.iter().any(|e| e.label == "[QUESTION]"));
+//! ```
+
+pub mod crew;
+pub mod diagnostic;
+pub mod file;
+pub mod graph;
+pub mod ids;
+pub mod load;
+pub mod report;
+pub mod signal;
+pub mod validate;
+
+pub use crew::Crew;
+pub use diagnostic::{Diagnostic, Problem, Severity};
+pub use ids::{AgentId, GroupId, SignalName};
+pub use load::{load_path, load_str, Loaded};

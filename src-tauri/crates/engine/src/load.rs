@@ -1,0 +1,482 @@
+//! Reading a crew from disk (or from text): a self-contained YAML file or a Go-engine
+//! crew directory, into the serde file model ([`crate::file`]) and then, through
+//! [`crate::validate`], into a [`Crew`] — collecting every problem on the way with
+//! its `file:line:col`.
+//!
+//! Bad input never panics and never stops at the first problem it can get past: a
+//! missing path, a directory without `crew.yaml`, a file over [`MAX_FILE_SIZE`], bytes
+//! that are not UTF-8, an empty file, YAML that does not parse (tabs, an unclosed
+//! quote …), a value of the wrong shape, an agent file missing from `agents/`.
+//! Unknown keys are warnings.
+//!
+//! ```
+//! let loaded = crewgraph_engine::load::load_str("inline.yaml", "name: x\nentry_point: a\nagents:\n  - id: a\n    is_terminal: true\n");
+//! assert!(loaded.is_valid(), "{:?}", loaded.diagnostics);
+//! ```
+
+use std::fs;
+use std::io::ErrorKind;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use marked_yaml::{LoadError, LoaderOptions, Node, Span, Spanned};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::crew::{Crew, CrewLayout};
+use crate::diagnostic::{Diagnostic, Problem, Subject};
+use crate::file::{AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
+use crate::report::Report;
+use crate::validate::{validate, LoadedAgent};
+
+/// The largest crew file Crewgraph reads (2 MiB: a hundred long prompts fit easily).
+pub const MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
+
+/// The result of loading a crew: the crew (unless it could not be parsed at all)
+/// and every problem found, errors and warnings, ordered by file and position.
+#[derive(Debug)]
+pub struct Loaded {
+    /// None when the file could not be read or parsed into a crew.
+    pub crew: Option<Crew>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every file read, crew file first.
+    pub files: Vec<PathBuf>,
+}
+
+impl Loaded {
+    /// True when a crew was built and no error was found (warnings allowed).
+    pub fn is_valid(&self) -> bool {
+        self.crew.is_some() && !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The errors only.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    /// The warnings only.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+}
+
+/// Loads a crew file or a crew directory (a directory holding `crew.yaml`).
+pub fn load_path(path: &Path) -> Loaded {
+    let mut report = Report::new();
+    let mut files = Vec::new();
+    let shown = path.display().to_string();
+    let crew = load_from_disk(path, &shown, &mut report, &mut files);
+    Loaded { crew, diagnostics: report.finish(), files }
+}
+
+/// Loads a self-contained crew from text; `name` is used in locations. Agent ids
+/// that would need a crew directory are reported as missing files.
+pub fn load_str(name: &str, text: &str) -> Loaded {
+    let mut report = Report::new();
+    let source = report.add_file(name.to_owned());
+    let crew = parse_text(source, text, &mut report)
+        .and_then(|node| deserialize::<CrewFile>(&node, &mut report, Context::Crew))
+        .map(|crew_file| {
+            let agents = resolve_agents(&crew_file, None, &mut report, &mut Vec::new());
+            validate(&crew_file, &agents, CrewLayout::File, &mut report)
+        });
+    Loaded { crew, diagnostics: report.finish(), files: Vec::new() }
+}
+
+fn load_from_disk(path: &Path, shown: &str, report: &mut Report, files: &mut Vec<PathBuf>) -> Option<Crew> {
+    let metadata = match fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) => {
+            report.in_file(shown, open_problem(shown, &error));
+            return None;
+        }
+    };
+    let (crew_path, crew_shown, base, base_shown) = if metadata.is_dir() {
+        let Some(crew_path) = ["crew.yaml", "crew.yml"].iter().map(|f| path.join(f)).find(|p| p.is_file()) else {
+            report.in_file(shown, Problem::NoCrewYaml { path: shown.to_owned() });
+            return None;
+        };
+        let name = crew_path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let crew_shown = Path::new(shown).join(name).display().to_string();
+        (crew_path, crew_shown, path.to_path_buf(), shown.to_owned())
+    } else {
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base_shown = Path::new(shown).parent().map(|p| p.display().to_string()).unwrap_or_default();
+        (path.to_path_buf(), shown.to_owned(), base, base_shown)
+    };
+
+    let source = report.add_file(crew_shown.clone());
+    files.push(crew_path.clone());
+    let text = read_text(&crew_path, &crew_shown, source, report)?;
+    let node = parse_text(source, &text, report)?;
+    let crew_file = deserialize::<CrewFile>(&node, report, Context::Crew)?;
+    let uses_files = crew_file.agents.iter().any(|a| matches!(**a, AgentEntry::Reference(_)));
+    let layout = if uses_files { CrewLayout::Directory } else { CrewLayout::File };
+    let agents = resolve_agents(&crew_file, Some((&base, &base_shown)), report, files);
+    Some(validate(&crew_file, &agents, layout, report))
+}
+
+/// Turns `agents:` entries into agents: inline ones as they are, references by
+/// loading `agents/<id>.yaml` next to the crew file.
+fn resolve_agents(
+    crew_file: &CrewFile,
+    base: Option<(&Path, &str)>,
+    report: &mut Report,
+    files: &mut Vec<PathBuf>,
+) -> Vec<LoadedAgent> {
+    let mut agents = Vec::new();
+    for entry in &crew_file.agents {
+        let span = *entry.span();
+        match &**entry {
+            AgentEntry::Inline(file) => {
+                agents.push(LoadedAgent { file: (**file).clone(), entry: span, listed_id: None, missing: false })
+            }
+            AgentEntry::Reference(id) => {
+                let listed = Spanned::new(span, id.clone());
+                let path = base.and_then(|(dir, _)| find_agent_path(dir, id));
+                let file = match (path, base) {
+                    // A file that exists but does not load has been reported already.
+                    (Some(path), Some((_, shown))) => load_agent_file(&path, shown, id, report, files),
+                    _ => {
+                        let expected = format!("agents/{id}.yaml");
+                        let problem = Problem::AgentFileMissing { agent: id.clone(), expected };
+                        report.at(&span, problem, Subject::Agent { agent: id.clone() });
+                        None
+                    }
+                };
+                let missing = file.is_none();
+                let file = file.unwrap_or_else(|| AgentFile { id: Some(listed.clone()), ..AgentFile::default() });
+                agents.push(LoadedAgent { file, entry: span, listed_id: Some(listed), missing });
+            }
+        }
+    }
+    agents
+}
+
+/// `agents/<id>.yaml` (or `.yml`), else the file in `agents/` whose `id:` is `id`
+/// (the Go engine keys agent files by that field, not by their names).
+fn find_agent_path(dir: &Path, id: &str) -> Option<PathBuf> {
+    let agents = dir.join("agents");
+    [agents.join(format!("{id}.yaml")), agents.join(format!("{id}.yml"))]
+        .into_iter()
+        .find(|p| p.is_file())
+        .or_else(|| find_agent_file_by_id(&agents, id))
+}
+
+/// Loads one agent file of a crew directory.
+fn load_agent_file(path: &Path, dir_shown: &str, id: &str, report: &mut Report, files: &mut Vec<PathBuf>) -> Option<AgentFile> {
+    let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let shown = Path::new(dir_shown).join("agents").join(name).display().to_string();
+    let source = report.add_file(shown.clone());
+    files.push(path.to_path_buf());
+    let text = read_text(path, &shown, source, report)?;
+    let node = parse_text(source, &text, report)?;
+    let file = deserialize::<AgentFile>(&node, report, Context::AgentFile)?;
+    if let Some(found) = &file.id {
+        if found.as_str() != id {
+            let problem = Problem::AgentFileIdMismatch { agent: id.to_owned(), found: found.to_string() };
+            report.at(found.span(), problem, Subject::Agent { agent: id.to_owned() });
+        }
+    }
+    Some(file)
+}
+
+fn find_agent_file_by_id(agents_dir: &Path, id: &str) -> Option<PathBuf> {
+    let mut entries: Vec<PathBuf> = fs::read_dir(agents_dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .collect();
+    entries.sort();
+    entries.into_iter().find(|path| {
+        let mut scratch = Report::new();
+        let source = scratch.add_file(String::new());
+        fs::metadata(path).is_ok_and(|m| m.len() <= MAX_FILE_SIZE)
+            && fs::read_to_string(path)
+                .ok()
+                .and_then(|text| parse_text(source, &text, &mut scratch))
+                .and_then(|node| deserialize::<AgentFile>(&node, &mut scratch, Context::AgentFile))
+                .and_then(|file| file.id.map(|found| found.as_str() == id))
+                .unwrap_or(false)
+    })
+}
+
+fn open_problem(shown: &str, error: &std::io::Error) -> Problem {
+    if error.kind() == ErrorKind::NotFound {
+        Problem::NotFound { path: shown.to_owned() }
+    } else {
+        Problem::Unreadable { path: shown.to_owned(), reason: error.to_string() }
+    }
+}
+
+/// Reads a file as UTF-8 text, refusing huge, binary and empty files.
+fn read_text(path: &Path, shown: &str, source: usize, report: &mut Report) -> Option<String> {
+    let size = match fs::metadata(path) {
+        Ok(metadata) => metadata.len(),
+        Err(error) => {
+            report.in_file(shown, open_problem(shown, &error));
+            return None;
+        }
+    };
+    if size > MAX_FILE_SIZE {
+        report.in_file(shown, Problem::TooLarge { size: megabytes(size), limit: megabytes(MAX_FILE_SIZE) });
+        return None;
+    }
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            report.in_file(shown, open_problem(shown, &error));
+            return None;
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(error) => {
+            let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
+            let valid = std::str::from_utf8(valid).unwrap_or_default();
+            let line = valid.matches('\n').count() as u32 + 1;
+            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+            report.at_position(source, line, column, Problem::NotUtf8);
+            None
+        }
+    }
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// True when the text holds no YAML content: blank lines, comments, document markers.
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|line| {
+        let line = line.trim();
+        line.is_empty() || line.starts_with('#') || line == "---" || line == "..."
+    })
+}
+
+/// Parses YAML text into a node tree with positions.
+fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if is_blank(text) {
+        report.in_file(&report.file_name(source).to_owned(), Problem::Empty);
+        return None;
+    }
+    let options = LoaderOptions::default().error_on_duplicate_keys(true);
+    // The parser is not ours; a bug in it must not take the app down.
+    let parsed = catch_unwind(AssertUnwindSafe(|| marked_yaml::parse_yaml_with_options(source, text, options)));
+    let error = match parsed {
+        Ok(Ok(node)) => return Some(node),
+        Ok(Err(error)) => error,
+        Err(_) => {
+            report.at_position(source, 1, 1, Problem::Syntax { detail: "the YAML parser could not read this file".into() });
+            return None;
+        }
+    };
+    let (marker, problem) = match error {
+        LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => (m, Problem::NotAMapping),
+        LoadError::UnexpectedAnchor(m) => (m, Problem::UnsupportedYaml { feature: "anchors and aliases (& and *)".into() }),
+        LoadError::UnexpectedTag(m) => (m, Problem::UnsupportedYaml { feature: "tags (!)".into() }),
+        LoadError::MappingKeyMustBeScalar(m) => (m, Problem::Syntax { detail: "a key must be a plain value, not a list or mapping".into() }),
+        LoadError::ScanError(m, scan) => (m, Problem::Syntax { detail: scan.info().to_owned() }),
+        LoadError::DuplicateKey(inner) => {
+            let first_line = inner.prev_key.span().start().map_or(0, |m| m.line() as u32);
+            let marker = *inner.key.span().start().expect("keys carry a start marker");
+            (marker, Problem::DuplicateKey { key: inner.key.as_str().to_owned(), first_line })
+        }
+    };
+    let location = report.locate_marker(&marker);
+    report.at_position(source, location.line, location.column, problem);
+    None
+}
+
+/// Which file model a node is deserialized into (decides which extra keys are known).
+#[derive(Clone, Copy, PartialEq)]
+enum Context {
+    Crew,
+    AgentFile,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// Marker keys that `Spanned` uses internally; they are not part of the user's path.
+fn is_internal(key: &str) -> bool {
+    key.starts_with("$___::")
+}
+
+fn error_segments(path: &serde_path_to_error::Path) -> Vec<Segment> {
+    use serde_path_to_error::Segment as S;
+    let mut out = Vec::new();
+    for segment in path.iter() {
+        match segment {
+            S::Seq { index } => out.push(Segment::Index(*index)),
+            S::Map { key } if is_internal(key) => {}
+            S::Map { key } => out.push(Segment::Key(key.clone())),
+            S::Enum { .. } => {}
+            // A key that is not plain text (a spanned key): the path ends here.
+            S::Unknown => break,
+        }
+    }
+    out
+}
+
+/// `agents[2].temperature`
+fn render(segments: &[Segment]) -> String {
+    let mut out = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Index(index) => out.push_str(&format!("[{index}]")),
+        }
+    }
+    out
+}
+
+/// The span of the deepest node `segments` reaches, and of the last key on the way.
+fn span_at(root: &Node, segments: &[Segment]) -> (Span, Option<Span>) {
+    let mut node = root;
+    let mut key_span = None;
+    for segment in segments {
+        let next = match segment {
+            Segment::Key(key) => node.as_mapping().and_then(|map| {
+                map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| {
+                    key_span = Some(*k.span());
+                    v
+                })
+            }),
+            Segment::Index(index) => node.as_sequence().and_then(|seq| seq.get(*index)),
+        };
+        match next {
+            Some(next) => node = next,
+            None => break,
+        }
+    }
+    (*node.span(), key_span)
+}
+
+/// True for keys the Go engine writes that Crewgraph accepts without a warning.
+fn is_known_extra(context: Context, segments: &[Segment]) -> bool {
+    fn key(segment: &Segment) -> Option<&str> {
+        match segment {
+            Segment::Key(k) => Some(k.as_str()),
+            Segment::Index(_) => None,
+        }
+    }
+    match (context, segments) {
+        (Context::Crew, [first, second]) if key(first) == Some("settings") => {
+            key(second).is_some_and(|k| GO_ENGINE_SETTINGS.contains(&k))
+        }
+        (Context::Crew, [first, Segment::Index(_), last]) if key(first) == Some("agents") => {
+            key(last).is_some_and(|k| GO_ENGINE_AGENT_KEYS.contains(&k))
+        }
+        (Context::AgentFile, [only]) => key(only).is_some_and(|k| GO_ENGINE_AGENT_KEYS.contains(&k)),
+        _ => false,
+    }
+}
+
+/// Deserializes a node tree into a file-model type, reporting a value of the
+/// wrong shape as an error at its position and unknown keys as warnings.
+fn deserialize<T: DeserializeOwned + Serialize>(root: &Node, report: &mut Report, context: Context) -> Option<T> {
+    let deserializer = marked_yaml::spanned_serde::NodeDeserializer::new(root);
+    match serde_path_to_error::deserialize::<_, T>(deserializer) {
+        Ok(value) => {
+            report_unknown_keys(root, &value, context, report);
+            Some(value)
+        }
+        Err(error) => {
+            let segments = error_segments(error.path());
+            let (node_span, _) = span_at(root, &segments);
+            let inner = error.into_inner();
+            let span = inner.start_mark().map(Span::new_start).unwrap_or(node_span);
+            report.at(&span, shape_problem(&segments, &inner), Subject::Crew);
+            None
+        }
+    }
+}
+
+/// Reports every key of the YAML that the file model did not take. The model is
+/// serialized back (every field, set or not, becomes a key) and the two trees are
+/// compared: a YAML key with no counterpart was ignored.
+fn report_unknown_keys<T: Serialize>(root: &Node, value: &T, context: Context, report: &mut Report) {
+    let Ok(model) = serde_json::to_value(value) else { return };
+    let mut path = Vec::new();
+    let mut unknown = Vec::new();
+    compare(root, &model, &mut path, &mut unknown);
+    for (segments, span) in unknown {
+        if is_known_extra(context, &segments) {
+            continue;
+        }
+        if let Some(Segment::Key(key)) = segments.last().cloned() {
+            report.at(&span, Problem::UnknownKey { key }, Subject::Crew);
+        }
+    }
+}
+
+fn compare(node: &Node, model: &serde_json::Value, path: &mut Vec<Segment>, out: &mut Vec<(Vec<Segment>, Span)>) {
+    use serde_json::Value;
+    match (node, model) {
+        (Node::Mapping(map), Value::Object(fields)) => {
+            for (key, child) in map.iter() {
+                path.push(Segment::Key(key.as_str().to_owned()));
+                match fields.get(key.as_str()) {
+                    Some(field) => compare(child, field, path, out),
+                    None => out.push((path.clone(), *key.span())),
+                }
+                path.pop();
+            }
+        }
+        (Node::Sequence(items), Value::Array(values)) => {
+            for (index, (child, value)) in items.iter().zip(values).enumerate() {
+                path.push(Segment::Index(index));
+                compare(child, value, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Words for a serde error about the value at `segments`.
+fn shape_problem(segments: &[Segment], error: &marked_yaml::Error) -> Problem {
+    use marked_yaml::Error as E;
+    let field = render(segments);
+    let field = if field.is_empty() { "crew file".to_owned() } else { field };
+    let detail = match error {
+        E::NotBoolean(_) => "must be true or false".to_owned(),
+        E::IntegerParseFailure(..) => "must be a whole number (0 or more)".to_owned(),
+        E::FloatParseFailure(..) => "must be a number".to_owned(),
+        E::UnknownFieldError(key, ..) => format!("has an unknown key '{key}'"),
+        E::Other(message, _) => {
+            if let Some(rest) = message.strip_prefix("missing field `") {
+                let missing = rest.trim_end_matches('`');
+                let mut path = segments.to_vec();
+                path.push(Segment::Key(missing.to_owned()));
+                return Problem::MissingField { field: render(&path) };
+            }
+            match message.strip_prefix("invalid type: ").and_then(|rest| rest.split_once(", expected ")) {
+                Some((found, expected)) => {
+                    let expected = expected.replace("a sequence", "a list").replace("a map", "a mapping");
+                    format!("should be {expected}, not {}", describe_found(found))
+                }
+                None => message.clone(),
+            }
+        }
+    };
+    Problem::WrongType { field, detail }
+}
+
+fn describe_found(found: &str) -> String {
+    match found {
+        "map" => "a mapping".into(),
+        "sequence" => "a list".into(),
+        other => other.replace("string ", "the text "),
+    }
+}

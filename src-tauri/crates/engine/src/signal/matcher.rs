@@ -1,0 +1,356 @@
+//! Finding a crew's signals in a reply, once, for all signals at the same time.
+//!
+//! A bracket signal (`[NAME]`) has no brackets inside its name, so every place where
+//! it occurs in a reply — byte for byte, case-folded or normalized — is a *bracket
+//! span*: a `[` followed by the next `]` with no `[` between them. The matcher
+//! therefore walks the reply's brackets once (memchr) and looks each span up in three
+//! hash tables compiled from the registry: exact text (level 1), case-folded text
+//! (level 2) and normalized inner text (level 3). The cost is one pass over the reply
+//! plus a little work per bracket span, whatever the number of signals. Pattern
+//! (line) signals are compiled into one `RegexSet`, so they too cost one pass.
+//!
+//! For each signal the match reports the first level that succeeds (DESIGN.md §3),
+//! the byte range of its first occurrence at that level, and for pattern signals the
+//! first capture group as payload.
+
+use std::collections::HashMap;
+
+use regex::{Regex, RegexSet};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::name::{fold, inner, is_bracket_name, normalize, normalize_bounded};
+use super::registry::{SignalIndex, SignalRegistry};
+
+/// How a signal was found in a reply, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum MatchLevel {
+    /// The reply contains the signal byte for byte.
+    Exact,
+    /// The case-folded reply contains the case-folded signal.
+    CaseInsensitive,
+    /// A bracket span of the reply equals the signal after normalization.
+    Normalized,
+    /// A pattern (line) signal's regular expression matched.
+    Pattern,
+    /// Not found.
+    None,
+}
+
+impl MatchLevel {
+    /// The name the CLI prints (`exact`, `case_insensitive`, `normalized`, `pattern`, `none`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchLevel::Exact => "exact",
+            MatchLevel::CaseInsensitive => "case_insensitive",
+            MatchLevel::Normalized => "normalized",
+            MatchLevel::Pattern => "pattern",
+            MatchLevel::None => "none",
+        }
+    }
+}
+
+/// One signal found in a reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignalMatch {
+    /// Which signal of the registry.
+    pub signal: SignalIndex,
+    /// The best level it matched at.
+    pub level: MatchLevel,
+    /// Byte offset of the first occurrence at that level.
+    pub start: usize,
+    /// Byte offset just past it.
+    pub end: usize,
+    /// A pattern signal's first capture group.
+    pub payload: Option<String>,
+}
+
+/// Every signal found in one reply, one entry per signal.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplyMatches {
+    found: Vec<SignalMatch>,
+}
+
+impl ReplyMatches {
+    /// The match of `signal`, if it was found.
+    pub fn get(&self, signal: SignalIndex) -> Option<&SignalMatch> {
+        self.found.iter().find(|m| m.signal == signal)
+    }
+
+    /// All matches, ordered by where they occur in the reply.
+    pub fn iter(&self) -> impl Iterator<Item = &SignalMatch> {
+        self.found.iter()
+    }
+
+    /// True when no signal was found.
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
+    fn record(&mut self, signal: SignalIndex, level: MatchLevel, start: usize, end: usize) {
+        match self.found.iter_mut().find(|m| m.signal == signal) {
+            // Spans are visited left to right, so an equal level is already the first.
+            Some(existing) if existing.level <= level => {}
+            Some(existing) => {
+                existing.level = level;
+                existing.start = start;
+                existing.end = end;
+            }
+            None => self.found.push(SignalMatch { signal, level, start, end, payload: None }),
+        }
+    }
+}
+
+/// A registry's signals compiled for scanning replies.
+#[derive(Clone, Debug, Default)]
+pub struct SignalMatcher {
+    exact: HashMap<Box<str>, Vec<SignalIndex>>,
+    folded: HashMap<Box<str>, Vec<SignalIndex>>,
+    normalized: HashMap<Box<str>, Vec<SignalIndex>>,
+    max_exact: usize,
+    max_folded: usize,
+    max_normalized: usize,
+    patterns: Option<PatternSet>,
+}
+
+#[derive(Clone, Debug)]
+struct PatternSet {
+    set: RegexSet,
+    each: Vec<(SignalIndex, Regex)>,
+}
+
+impl SignalMatcher {
+    /// Compiles every signal of `registry`. Pattern signals whose regex does not
+    /// compile are skipped (validation reports them).
+    pub fn new(registry: &SignalRegistry) -> Self {
+        let mut matcher = SignalMatcher::default();
+        let mut patterns = Vec::new();
+        for (index, def) in registry.iter() {
+            match &def.pattern {
+                Some(pattern) => {
+                    if let Ok(regex) = Regex::new(&multi_line(pattern)) {
+                        patterns.push((index, regex));
+                    }
+                }
+                None => matcher.add_bracket(index, def.name.as_str()),
+            }
+        }
+        if !patterns.is_empty() {
+            let set = RegexSet::new(patterns.iter().map(|(_, regex)| regex.as_str()))
+                .expect("each pattern compiled on its own");
+            matcher.patterns = Some(PatternSet { set, each: patterns });
+        }
+        matcher
+    }
+
+    fn add_bracket(&mut self, index: SignalIndex, name: &str) {
+        let folded = fold(name);
+        let normalized = normalize(inner(name));
+        self.max_exact = self.max_exact.max(name.len());
+        self.max_folded = self.max_folded.max(folded.len());
+        self.max_normalized = self.max_normalized.max(normalized.len());
+        self.exact.entry(name.into()).or_default().push(index);
+        self.folded.entry(folded.into()).or_default().push(index);
+        self.normalized.entry(normalized.into()).or_default().push(index);
+    }
+
+    /// Scans `reply` once and returns every registered signal it contains.
+    pub fn scan(&self, reply: &str) -> ReplyMatches {
+        let mut matches = ReplyMatches::default();
+        if !self.exact.is_empty() {
+            self.scan_brackets(reply, &mut matches);
+        }
+        if let Some(patterns) = &self.patterns {
+            for i in patterns.set.matches(reply).iter() {
+                let (signal, regex) = &patterns.each[i];
+                if let Some(captures) = regex.captures(reply) {
+                    let whole = captures.get(0).expect("group 0 always exists");
+                    matches.found.push(SignalMatch {
+                        signal: *signal,
+                        level: MatchLevel::Pattern,
+                        start: whole.start(),
+                        end: whole.end(),
+                        payload: captures.get(1).map(|m| m.as_str().to_owned()),
+                    });
+                }
+            }
+        }
+        matches.found.sort_by_key(|m| (m.start, m.signal));
+        matches
+    }
+
+    fn scan_brackets(&self, reply: &str, matches: &mut ReplyMatches) {
+        let bytes = reply.as_bytes();
+        let mut open = None;
+        for pos in memchr::memchr2_iter(b'[', b']', bytes) {
+            if bytes[pos] == b'[' {
+                open = Some(pos);
+            } else if let Some(start) = open.take() {
+                // '[' and ']' are ASCII, so both ends are character boundaries.
+                self.check_span(&reply[start..=pos], start, matches);
+            }
+        }
+    }
+
+    fn check_span(&self, span: &str, start: usize, matches: &mut ReplyMatches) {
+        let end = start + span.len();
+        if span.len() <= self.max_exact {
+            if let Some(signals) = self.exact.get(span) {
+                for &signal in signals {
+                    matches.record(signal, MatchLevel::Exact, start, end);
+                }
+            }
+        }
+        // Case folding shrinks a character to no less than a third of its bytes.
+        if span.len() <= self.max_folded.saturating_mul(3) {
+            if let Some(signals) = self.folded.get(fold(span).as_str()) {
+                for &signal in signals {
+                    matches.record(signal, MatchLevel::CaseInsensitive, start, end);
+                }
+            }
+        }
+        if let Some(normalized) = normalize_bounded(inner(span), self.max_normalized) {
+            if let Some(signals) = self.normalized.get(normalized.as_str()) {
+                for &signal in signals {
+                    matches.record(signal, MatchLevel::Normalized, start, end);
+                }
+            }
+        }
+    }
+}
+
+fn multi_line(pattern: &str) -> String {
+    format!("(?m){pattern}")
+}
+
+/// Compiles a pattern signal's regex as the matcher will (multi-line mode), so
+/// validation can report a bad pattern with the regex library's own message.
+pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
+    Regex::new(&multi_line(pattern))
+}
+
+/// The error for [`match_signal`]'s signal argument.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid signal format '{0}'")]
+pub struct InvalidSignalFormat(pub String);
+
+/// The level at which one bracket signal matches `content` (DESIGN.md §3), as
+/// `crewgraph match` reports it.
+pub fn match_signal(signal: &str, content: &str) -> Result<MatchLevel, InvalidSignalFormat> {
+    if !is_bracket_name(signal) {
+        return Err(InvalidSignalFormat(signal.to_owned()));
+    }
+    let mut matcher = SignalMatcher::default();
+    matcher.add_bracket(SignalIndex(0), signal);
+    let mut matches = ReplyMatches::default();
+    matcher.scan_brackets(content, &mut matches);
+    Ok(matches.found.first().map_or(MatchLevel::None, |m| m.level))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::SignalName;
+    use crate::signal::registry::{builtins, Behavior, SignalDef, SignalOrigin};
+
+    fn level(signal: &str, content: &str) -> MatchLevel {
+        match_signal(signal, content).unwrap()
+    }
+
+    #[test]
+    fn the_three_levels_of_design_section_3() {
+        assert_eq!(level("[END]", "Task complete. [END]"), MatchLevel::Exact);
+        assert_eq!(level("[END]", "Task complete. [end]"), MatchLevel::CaseInsensitive);
+        assert_eq!(level("[KẾT_THÚC]", "Task complete. [ Kết Thúc ]"), MatchLevel::Normalized);
+        assert_eq!(level("[ROUTE_EXECUTOR]", "go [ route   executor ] now"), MatchLevel::Normalized);
+        assert_eq!(level("[END]", "[_END_]"), MatchLevel::Normalized);
+        assert_eq!(level("[END]", "Nothing to see"), MatchLevel::None);
+        assert_eq!(level("[END]", "ENDING [ENDS]"), MatchLevel::None);
+    }
+
+    #[test]
+    fn exact_beats_weaker_levels_anywhere_in_the_reply() {
+        // The weaker form comes first, the exact one later: exact wins.
+        assert_eq!(level("[END]", "[end] and then [END]"), MatchLevel::Exact);
+    }
+
+    #[test]
+    fn case_folding_is_unicode() {
+        assert_eq!(level("[KẾT_THÚC]", "xong [kết_thúc]"), MatchLevel::CaseInsensitive);
+        assert_eq!(level("[STRASSE]", "[straße]"), MatchLevel::CaseInsensitive);
+    }
+
+    #[test]
+    fn decomposed_text_matches_only_when_normalized() {
+        use unicode_normalization::UnicodeNormalization;
+        let decomposed: String = "[KẾT_THÚC]".nfd().collect();
+        assert_eq!(level("[KẾT_THÚC]", &decomposed), MatchLevel::Normalized);
+    }
+
+    #[test]
+    fn bracket_spans_start_at_the_last_open_bracket() {
+        // `[note [ end ]` holds the span `[ end ]`.
+        assert_eq!(level("[END]", "[note [ end ]"), MatchLevel::Normalized);
+        // An unclosed bracket never matches.
+        assert_eq!(level("[END]", "[ end"), MatchLevel::None);
+    }
+
+    #[test]
+    fn seed_000_spacing_now_matches_at_the_normalized_level() {
+        // DESIGN.md §12: we follow seed 003, `_` and spaces are one separator.
+        assert_eq!(level("[ROUTE_EXECUTOR]", "The decision is [ ROUTE  EXECUTOR ]"), MatchLevel::Normalized);
+        assert_eq!(level("[ROUTE_EXECUTOR]", "Let me route to [ Route_Executor ] please"), MatchLevel::Normalized);
+    }
+
+    #[test]
+    fn invalid_signals_are_refused() {
+        for bad in ["[]", "END", "[END", "END]"] {
+            assert_eq!(match_signal(bad, "END"), Err(InvalidSignalFormat(bad.into())));
+        }
+    }
+
+    #[test]
+    fn one_scan_reports_every_signal_with_its_position() {
+        let mut registry = SignalRegistry::new();
+        for def in builtins() {
+            registry.insert(def);
+        }
+        let matcher = SignalMatcher::new(&registry);
+        let reply = "Here is my answer. [answer] Also [ DONE ] and [QUESTION]";
+        let found = matcher.scan(reply);
+        let by_name = |name: &str| found.get(registry.lookup(name).unwrap()).cloned();
+        let answer = by_name("[ANSWER]").unwrap();
+        assert_eq!(answer.level, MatchLevel::CaseInsensitive);
+        assert_eq!(&reply[answer.start..answer.end], "[answer]");
+        assert_eq!(by_name("[DONE]").unwrap().level, MatchLevel::Normalized);
+        assert_eq!(by_name("[QUESTION]").unwrap().level, MatchLevel::Exact);
+        assert!(by_name("[END]").is_none());
+        let order: Vec<_> = found.iter().map(|m| registry.get(m.signal).name.to_string()).collect();
+        assert_eq!(order, ["[ANSWER]", "[DONE]", "[QUESTION]"]);
+    }
+
+    #[test]
+    fn pattern_signals_carry_their_payload() {
+        let mut registry = SignalRegistry::new();
+        registry.insert(SignalDef {
+            name: SignalName::from("review-ready"),
+            pattern: Some(r"^READY_FOR_REVIEW:\s*(\S+)".into()),
+            behavior: Behavior::Route,
+            description: String::new(),
+            allowed_agents: vec![],
+            valid_targets: vec![],
+            priority: 50,
+            deprecated: None,
+            origin: SignalOrigin::Declared,
+        });
+        let matcher = SignalMatcher::new(&registry);
+        let found = matcher.scan("Implemented it.\nREADY_FOR_REVIEW: task-42\nthanks");
+        let m = found.iter().next().unwrap();
+        assert_eq!(m.level, MatchLevel::Pattern);
+        assert_eq!(m.payload.as_deref(), Some("task-42"));
+        // `^` anchors lines: mid-line text does not count.
+        assert!(matcher.scan("not READY_FOR_REVIEW: 1").is_empty());
+    }
+}

@@ -1,0 +1,102 @@
+//! The warnings of DESIGN.md §3: agents no route reaches, agents with no way out,
+//! unknown tools. (Deprecated signals are reported with their rules, unknown keys
+//! while loading.) Routes are only drawn by rules under the `signals` strategy, so
+//! the two route warnings apply there only.
+
+use std::collections::HashSet;
+
+use marked_yaml::Span;
+
+use super::LoadedAgent;
+use crate::crew::{Crew, Strategy, Target, BUILTIN_TOOLS};
+use crate::diagnostic::{Problem, Subject};
+use crate::report::Report;
+use crate::signal::Behavior;
+
+pub(super) fn warn(crew: &Crew, loaded: &[LoadedAgent], id_spans: &[Span], report: &mut Report) {
+    let stand_ins: HashSet<&str> = loaded
+        .iter()
+        .filter(|l| l.missing)
+        .filter_map(|l| l.listed_id.as_ref().map(|id| id.as_str()))
+        .collect();
+    // Without a valid entry point every agent would look unreachable.
+    if crew.routing.strategy == Strategy::Signals && crew.agent(crew.entry_point.as_str()).is_some() {
+        warn_routes(crew, id_spans, &stand_ins, report);
+    }
+    warn_tools(crew, loaded, report);
+}
+
+fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report: &mut Report) {
+    // Agents that take a turn of their own, and agents reached only inside a group
+    // (whose own signals are not acted on there).
+    let mut turns: HashSet<&str> = HashSet::new();
+    let mut members: HashSet<&str> = HashSet::new();
+    let mut queue = Vec::new();
+    if crew.agent(crew.entry_point.as_str()).is_some() {
+        queue.push(crew.entry_point.as_str());
+    }
+    while let Some(current) = queue.pop() {
+        if !turns.insert(current) {
+            continue;
+        }
+        let Some(agent) = crew.agent(current) else { continue };
+        let mut next: Vec<&str> = agent.handoff_targets.iter().map(|t| t.as_str()).collect();
+        for rule in crew.rules_of(current) {
+            for target in &rule.targets {
+                match target {
+                    Target::Agent(id) => next.push(id.as_str()),
+                    Target::Group(id) => {
+                        if let Some(group) = crew.group(id.as_str()) {
+                            members.extend(group.agents.iter().map(|a| a.as_str()));
+                            next.push(group.next_agent.as_ref().map_or(current, |n| n.as_str()));
+                        }
+                    }
+                }
+            }
+        }
+        queue.extend(next);
+    }
+    for (agent, span) in crew.agents.iter().zip(id_spans) {
+        let id = agent.id.as_str();
+        if stand_ins.contains(id) {
+            continue;
+        }
+        let subject = Subject::Agent { agent: id.to_owned() };
+        if !turns.contains(id) && !members.contains(id) {
+            report.at(span, Problem::Unreachable { agent: id.to_owned() }, subject.clone());
+        }
+        let only_in_groups = members.contains(id) && !turns.contains(id);
+        let has_exit = agent.is_terminal
+            || agent.wait_for_signal
+            || !agent.handoff_targets.is_empty()
+            || crew.rules_of(id).iter().any(|rule| {
+                !rule.targets.is_empty() || matches!(rule.behavior, Behavior::Terminate | Behavior::Pause)
+            });
+        if !has_exit && !only_in_groups {
+            report.at(span, Problem::NoWayOut { agent: id.to_owned() }, subject);
+        }
+    }
+}
+
+/// A tool is known when it is built in or comes from a declared MCP server
+/// (`server`, `server.tool` or `server/tool`).
+fn warn_tools(crew: &Crew, loaded: &[LoadedAgent], report: &mut Report) {
+    let known = |tool: &str| {
+        BUILTIN_TOOLS.contains(&tool)
+            || crew.tool_servers.iter().any(|server| {
+                tool == server.name
+                    || tool
+                        .strip_prefix(server.name.as_str())
+                        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('/'))
+            })
+    };
+    for agent in &crew.agents {
+        let Some(item) = super::loaded_for(loaded, agent.id.as_str()) else { continue };
+        for tool in &item.file.tools {
+            if !known(tool.as_str()) {
+                let problem = Problem::UnknownTool { agent: agent.id.to_string(), tool: tool.to_string() };
+                report.at(tool.span(), problem, Subject::Agent { agent: agent.id.to_string() });
+            }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Validation: the file model ([`crate::file`]) becomes a [`Crew`] with resolved
+//! ids and a compiled signal registry, and every problem of DESIGN.md §3 is
+//! reported with its position — all of them, not only the first.
+//!
+//! The crew is built even when there are errors, leaving out what does not resolve
+//! (a rule whose target is unknown, a duplicate agent), so the window can still draw
+//! it with the problems on it. The steps, one file each:
+//!
+//! - here: agents, entry point, settings, strategy and the other choices;
+//! - [`signals`]: the registry (strict from `signals:`, or implicit from the rules);
+//! - [`rules`]: routing rules, parallel groups, agent behaviours, Go `defaults`;
+//! - [`lint`]: the warnings (unreachable agents, agents with no way out, unknown tools).
+
+mod lint;
+mod rules;
+mod signals;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use marked_yaml::{Span, Spanned};
+use unicode_normalization::char::is_combining_mark;
+
+use crate::crew::{
+    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, Routing, Settings, Strategy,
+    ToolServer, DEFAULT_MAX_ITERATIONS,
+};
+use crate::diagnostic::{Problem, Subject};
+use crate::file::{is_null, AgentFile, CrewFile, ModelFile};
+use crate::ids::AgentId;
+use crate::report::Report;
+use crate::signal::SignalMatcher;
+
+/// An agent as loaded: its file model, where it is listed in `agents:`, the id it
+/// is listed under (crew directories), and whether its file could not be loaded.
+#[derive(Debug)]
+pub struct LoadedAgent {
+    pub file: AgentFile,
+    pub entry: Span,
+    pub listed_id: Option<Spanned<String>>,
+    /// The file was missing or broken (already reported); the agent is a stand-in.
+    pub missing: bool,
+}
+
+/// Validates a crew file and its agents, reporting into `report`.
+pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, report: &mut Report) -> Crew {
+    let (mut agents, id_spans) = build_agents(loaded, report);
+    let known: HashSet<String> = agents.iter().map(|a| a.id.to_string()).collect();
+    resolve_handoff_targets(loaded, &mut agents, &known, report);
+
+    if loaded.is_empty() {
+        report.at_position(0, 1, 1, Problem::NoAgents);
+    }
+    let entry_point = check_entry_point(file, &agents, report);
+    let routing_file = file.routing.as_ref();
+    let groups = rules::build_groups(file, &known, report);
+    let group_ids: HashSet<String> = groups.iter().map(|g| g.id.to_string()).collect();
+    let strict = file.signals.is_some();
+    let registry = signals::build_registry(file, &known, &group_ids, report);
+    let rules = rules::build_rules(file, &registry, &known, &group_ids, strict, report);
+    rules::apply_agent_behaviors(file, &mut agents, report);
+    rules::apply_go_defaults(file, &mut agents, &known, report);
+
+    let settings = build_settings(file, report);
+    let mut routing = Routing {
+        strategy: choice(routing_file.and_then(|r| r.strategy.as_ref()), "routing.strategy", &Strategy::ALL, report),
+        rules,
+        groups,
+        on_no_signal: choice(routing_file.and_then(|r| r.on_no_signal.as_ref()), "routing.on_no_signal", &OnNoSignal::ALL, report),
+        on_loop: choice(routing_file.and_then(|r| r.on_loop.as_ref()), "routing.on_loop", &OnLoop::ALL, report),
+        finalizer: None,
+        max_iterations: DEFAULT_MAX_ITERATIONS,
+        router_model: routing_file.and_then(|r| r.router.as_ref()).and_then(|r| r.model.clone()),
+        gatekeeper: None,
+        strict_signals: strict,
+    };
+    check_strategy(file, &agents, &entry_point, &mut routing, &known, report);
+
+    let tool_servers = build_tool_servers(file, report);
+    let crew = Crew {
+        name: file
+            .name
+            .as_ref()
+            .map(|n| n.to_string())
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| report.file_name(0).rsplit('/').next().unwrap_or("crew").to_owned()),
+        description: file.description.clone().unwrap_or_default(),
+        version: file.version.as_ref().map_or_else(|| "1.0".to_owned(), |v| v.to_string()),
+        entry_point,
+        matcher: SignalMatcher::new(&registry),
+        signals: registry,
+        agents,
+        routing,
+        settings,
+        tool_servers,
+        layout,
+    };
+    lint::warn(&crew, loaded, &id_spans, report);
+    crew
+}
+
+/// True when `id` is usable as an agent id: letters (any script), digits, `_`, `-`, `.`.
+fn is_valid_agent_id(id: &str) -> bool {
+    id.chars().all(|c| c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '_' | '-' | '.'))
+}
+
+/// Builds the agents in crew order, dropping those without a usable id and the
+/// second of two with the same id. Returns, per kept agent, the span of its id.
+fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec<Span>) {
+    let mut agents: Vec<Agent> = Vec::new();
+    let mut spans = Vec::new();
+    for (index, item) in loaded.iter().enumerate() {
+        let file = &item.file;
+        // A crew directory lists the id; an inline agent carries it.
+        let Some(id) = item.listed_id.as_ref().or(file.id.as_ref()) else {
+            report.at(&item.entry, Problem::MissingField { field: format!("agents[{index}].id") }, Subject::Crew);
+            continue;
+        };
+        let id_text = id.trim();
+        if id_text.is_empty() {
+            report.at(id.span(), Problem::EmptyAgentId, Subject::Crew);
+            continue;
+        }
+        let subject = Subject::Agent { agent: id_text.to_owned() };
+        if agents.iter().any(|a| a.id == id_text) {
+            report.at(id.span(), Problem::DuplicateAgent { agent: id_text.to_owned() }, subject);
+            continue;
+        }
+        if !is_valid_agent_id(id_text) {
+            report.at(id.span(), Problem::BadAgentId { agent: id_text.to_owned() }, subject.clone());
+        }
+        let temperature = file.temperature.as_ref().map(|t| **t);
+        if let Some(t) = &file.temperature {
+            if !(0.0..=2.0).contains(&**t) {
+                report.at(t.span(), Problem::BadTemperature { agent: id_text.to_owned(), value: t.to_string() }, subject.clone());
+            }
+        }
+        let primary = file.primary.as_ref().map(model_spec).or_else(|| {
+            // The Go engine's older form: provider and provider_url next to model.
+            file.provider.as_ref().map(|provider| ModelSpec {
+                model: file.model.clone(),
+                provider: Some(provider.clone()),
+                provider_url: file.provider_url.clone(),
+            })
+        });
+        agents.push(Agent {
+            id: AgentId::from(id_text),
+            name: file.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| id_text.to_owned()),
+            role: file.role.clone().unwrap_or_default(),
+            description: file.description.clone().unwrap_or_default(),
+            objective: file.objective.clone().unwrap_or_default(),
+            backstory: file.backstory.clone().unwrap_or_default(),
+            tags: file.tags.clone(),
+            system_prompt: file.system_prompt.clone().unwrap_or_default(),
+            model: file.model.clone().filter(|m| !is_null(m)),
+            primary,
+            backup: file.backup.as_ref().map(model_spec),
+            temperature,
+            tools: file.tools.iter().map(|t| t.to_string()).collect(),
+            handoff_targets: Vec::new(),
+            is_terminal: file.is_terminal.unwrap_or(false),
+            wait_for_signal: file.wait_for_signal.unwrap_or(false),
+        });
+        spans.push(*id.span());
+    }
+    (agents, spans)
+}
+
+/// The loaded agent that became the agent `id` (the first with that id).
+fn loaded_for<'a>(loaded: &'a [LoadedAgent], id: &str) -> Option<&'a LoadedAgent> {
+    loaded.iter().find(|l| l.listed_id.as_ref().or(l.file.id.as_ref()).is_some_and(|listed| listed.trim() == id))
+}
+
+fn model_spec(file: &ModelFile) -> ModelSpec {
+    ModelSpec { model: file.model.clone(), provider: file.provider.clone(), provider_url: file.provider_url.clone() }
+}
+
+fn resolve_handoff_targets(loaded: &[LoadedAgent], agents: &mut [Agent], known: &HashSet<String>, report: &mut Report) {
+    for agent in agents.iter_mut() {
+        let Some(item) = loaded_for(loaded, agent.id.as_str()) else { continue };
+        for target in &item.file.handoff_targets {
+            let subject = Subject::Handoff { agent: agent.id.to_string(), target: target.to_string() };
+            if known.contains(target.as_str()) {
+                if !agent.handoff_targets.iter().any(|t| t == target.as_str()) {
+                    agent.handoff_targets.push(AgentId::from(target.as_str()));
+                }
+            } else {
+                let problem = Problem::UnknownHandoffTarget { target: target.to_string(), agent: agent.id.to_string() };
+                report.at(target.span(), problem, subject);
+            }
+        }
+    }
+}
+
+fn check_entry_point(file: &CrewFile, agents: &[Agent], report: &mut Report) -> AgentId {
+    match file.entry_point.as_ref().filter(|e| !is_null(e)) {
+        None => {
+            report.at_position(0, 1, 1, Problem::MissingField { field: "entry_point".into() });
+            agents.first().map(|a| a.id.clone()).unwrap_or_else(|| AgentId::from(""))
+        }
+        Some(entry) => {
+            if !agents.is_empty() && !agents.iter().any(|a| a.id == entry.as_str()) {
+                report.at(entry.span(), Problem::EntryPointNotAgent { entry: entry.to_string() }, Subject::Crew);
+            }
+            AgentId::from(entry.as_str())
+        }
+    }
+}
+
+/// Parses a choice (`strategy: scoring`), reporting a value that is not one of `options`.
+fn choice<T: Copy + Default>(value: Option<&Spanned<String>>, field: &str, options: &[(T, &str)], report: &mut Report) -> T {
+    let Some(value) = value.filter(|v| !is_null(v)) else { return T::default() };
+    match options.iter().find(|(_, name)| *name == value.trim()) {
+        Some((choice, _)) => *choice,
+        None => {
+            let expected = options.iter().map(|(_, name)| *name).collect::<Vec<_>>().join(", ");
+            let problem = Problem::UnknownChoice { field: field.to_owned(), value: value.to_string(), expected };
+            report.at(value.span(), problem, Subject::Crew);
+            T::default()
+        }
+    }
+}
+
+/// Parses `30s`, `2m`, `1m 30s` or a number of seconds.
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+    }
+    humantime::parse_duration(text).ok()
+}
+
+/// A duration field: parsed, positive, reported otherwise.
+pub(crate) fn duration_field(value: &Spanned<String>, field: &str, subject: Subject, report: &mut Report) -> Option<Duration> {
+    match parse_duration(value) {
+        Some(d) if d.is_zero() => {
+            report.at(value.span(), Problem::ZeroLimit { field: field.to_owned() }, subject);
+            None
+        }
+        Some(d) => Some(d),
+        None => {
+            report.at(value.span(), Problem::BadDuration { field: field.to_owned(), value: value.to_string() }, subject);
+            None
+        }
+    }
+}
+
+fn build_settings(file: &CrewFile, report: &mut Report) -> Settings {
+    let mut settings = Settings::default();
+    let block = file.settings.as_ref();
+    // In the Go engine's settings block, 0 means "use the default".
+    let go = |value: Option<&Spanned<u32>>| value.map(|v| **v).filter(|v| *v > 0);
+    if let Some(v) = go(block.and_then(|s| s.max_handoffs.as_ref())) {
+        settings.max_handoffs = v;
+    }
+    if let Some(v) = go(block.and_then(|s| s.max_rounds.as_ref())) {
+        settings.max_rounds = v;
+    }
+    if let Some(v) = block.and_then(|s| s.max_tool_rounds.as_ref()) {
+        settings.max_tool_rounds = **v;
+    }
+    if let Some(v) = block.and_then(|s| s.timeout_seconds.as_ref()).filter(|v| ***v > 0) {
+        settings.timeout = Duration::from_secs(**v);
+    }
+    if let Some(language) = block.and_then(|s| s.language.clone()).filter(|l| !l.trim().is_empty()) {
+        settings.language = language;
+    }
+    if let Some(v) = &file.max_handoffs {
+        if **v == 0 {
+            report.at(v.span(), Problem::ZeroLimit { field: "max_handoffs".into() }, Subject::Crew);
+        } else {
+            settings.max_handoffs = **v;
+        }
+    }
+    if let Some(v) = &file.max_tool_rounds {
+        settings.max_tool_rounds = **v;
+    }
+    settings
+}
+
+fn check_strategy(
+    file: &CrewFile,
+    agents: &[Agent],
+    entry: &AgentId,
+    routing: &mut Routing,
+    known: &HashSet<String>,
+    report: &mut Report,
+) {
+    let Some(routing_file) = file.routing.as_ref() else { return };
+    let at = routing_file.strategy.as_ref().map(|s| *s.span()).unwrap_or_else(Span::new_blank);
+    if let Some(finalizer) = routing_file.finalizer.as_ref().filter(|f| !is_null(f)) {
+        if known.contains(finalizer.as_str()) {
+            routing.finalizer = Some(AgentId::from(finalizer.as_str()));
+        } else {
+            report.at(finalizer.span(), Problem::UnknownFinalizer { agent: finalizer.to_string() }, Subject::Crew);
+        }
+    }
+    if let Some(max) = &routing_file.max_iterations {
+        if **max == 0 {
+            report.at(max.span(), Problem::ZeroLimit { field: "routing.max_iterations".into() }, Subject::Crew);
+        } else {
+            routing.max_iterations = **max;
+        }
+    }
+    match routing.strategy {
+        Strategy::Scoring if !agents.is_empty() && agents.iter().all(|a| a.id == *entry) => {
+            report.at(&at, Problem::ScoringNeedsSpecialists { supervisor: entry.to_string() }, Subject::Crew);
+        }
+        Strategy::Gatekeeper => {
+            let gatekeeper = routing_file.gatekeeper.as_ref();
+            match gatekeeper.and_then(|g| g.url.as_ref()).filter(|u| !is_null(u)) {
+                None => report.at(&at, Problem::GatekeeperNeedsUrl, Subject::Crew),
+                Some(url) => {
+                    let timeout = gatekeeper
+                        .and_then(|g| g.timeout.as_ref())
+                        .and_then(|t| duration_field(t, "routing.gatekeeper.timeout", Subject::Crew, report))
+                        .unwrap_or(Duration::from_secs(10));
+                    routing.gatekeeper = Some(Gatekeeper {
+                        url: url.to_string(),
+                        timeout,
+                        retries: gatekeeper.and_then(|g| g.retries).unwrap_or(2),
+                        token_env: gatekeeper.and_then(|g| g.token_env.clone()),
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
+    let Some(servers) = file.tools.as_ref().and_then(|t| t.servers.as_ref()) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (name, server) in &servers.0 {
+        match server.command.as_ref().filter(|c| !c.trim().is_empty()) {
+            Some(command) => out.push(ToolServer { name: name.to_string(), command: command.clone(), args: server.args.clone() }),
+            None => report.at(name.span(), Problem::MissingField { field: format!("tools.servers.{}.command", name.as_str()) }, Subject::Crew),
+        }
+    }
+    out
+}

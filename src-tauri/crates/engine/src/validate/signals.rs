@@ -1,0 +1,201 @@
+//! Building a crew's signal registry (DESIGN.md §3, "Implicit and strict registries").
+//!
+//! A crew with a `signals:` section is strict: its entries are checked and
+//! registered. A crew without one (every Go-engine crew) registers each signal of its
+//! routing rules implicitly, with the behaviour the rule implies. Either way the
+//! built-in signals are added for every name the crew does not define, and two names
+//! equal after normalization are refused.
+
+use std::collections::{HashMap, HashSet};
+
+use marked_yaml::Spanned;
+
+use crate::diagnostic::{Problem, Subject};
+use crate::file::{CrewFile, SignalFile, Targets};
+use crate::ids::{AgentId, SignalName};
+use crate::report::Report;
+use crate::signal::matcher::compile_pattern;
+use crate::signal::name::{inner, is_bracket_name, is_pattern_name, normalize};
+use crate::signal::registry::builtins;
+use crate::signal::{Behavior, SignalDef, SignalOrigin, SignalRegistry};
+
+/// The default priority of a crew's own signals.
+const DEFAULT_PRIORITY: i32 = 50;
+
+pub(super) fn build_registry(
+    file: &CrewFile,
+    agents: &HashSet<String>,
+    groups: &HashSet<String>,
+    report: &mut Report,
+) -> SignalRegistry {
+    let mut registry = Registering { registry: SignalRegistry::new(), normalized: HashMap::new() };
+    match &file.signals {
+        Some(declared) => {
+            for (index, entry) in declared.iter().enumerate() {
+                declare(index, entry, agents, groups, &mut registry, report);
+            }
+        }
+        None => register_implicitly(file, groups, &mut registry, report),
+    }
+    let Registering { mut registry, normalized } = registry;
+    for builtin in builtins() {
+        let shadowed = registry.lookup(builtin.name.as_str()).is_some()
+            || normalized.contains_key(&normalize(inner(builtin.name.as_str())));
+        if !shadowed {
+            registry.insert(builtin);
+        }
+    }
+    registry
+}
+
+/// A registry being built, with the normalized form of each bracket name in it.
+struct Registering {
+    registry: SignalRegistry,
+    normalized: HashMap<String, String>,
+}
+
+impl Registering {
+    /// Registers `def`, or reports why it cannot be: the same name twice, or a
+    /// bracket name equal to another after normalization.
+    fn insert(&mut self, def: SignalDef, at: &Spanned<String>, report: &mut Report) {
+        let subject = Subject::Signal { signal: def.name.to_string() };
+        if self.registry.lookup(def.name.as_str()).is_some() {
+            report.at(at.span(), Problem::DuplicateSignal { signal: def.name.to_string() }, subject);
+            return;
+        }
+        if def.pattern.is_none() {
+            let key = normalize(inner(def.name.as_str()));
+            if let Some(first) = self.normalized.get(&key) {
+                let problem = Problem::SignalsCollide { first: first.clone(), second: def.name.to_string() };
+                report.at(at.span(), problem, subject);
+                return;
+            }
+            self.normalized.insert(key, def.name.to_string());
+        }
+        self.registry.insert(def);
+    }
+}
+
+fn declare(
+    index: usize,
+    entry: &Spanned<SignalFile>,
+    agents: &HashSet<String>,
+    groups: &HashSet<String>,
+    registering: &mut Registering,
+    report: &mut Report,
+) {
+    let Some(name) = entry.name.as_ref() else {
+        report.at(entry.span(), Problem::MissingField { field: format!("signals[{index}].name") }, Subject::Crew);
+        return;
+    };
+    let subject = Subject::Signal { signal: name.to_string() };
+    let mut ok = true;
+    match &entry.pattern {
+        Some(pattern) => {
+            if !is_pattern_name(name) {
+                report.at(name.span(), Problem::BadPatternName { signal: name.to_string() }, subject.clone());
+                ok = false;
+            }
+            if let Err(error) = compile_pattern(pattern) {
+                let problem = Problem::BadPattern { signal: name.to_string(), detail: regex_detail(&error) };
+                report.at(pattern.span(), problem, subject.clone());
+                ok = false;
+            }
+        }
+        None if !is_bracket_name(name) => {
+            report.at(name.span(), Problem::InvalidSignalFormat { signal: name.to_string() }, subject.clone());
+            ok = false;
+        }
+        None => {}
+    }
+    let behavior = match &entry.behavior {
+        None => Behavior::Route,
+        Some(text) => match Behavior::parse(text.trim()) {
+            Some(behavior) => behavior,
+            None => {
+                let problem = Problem::UnknownBehavior { signal: name.to_string(), behavior: text.to_string() };
+                report.at(text.span(), problem, subject.clone());
+                Behavior::Route
+            }
+        },
+    };
+    let mut allowed_agents = Vec::new();
+    for agent in &entry.allowed_agents {
+        if agents.contains(agent.as_str()) {
+            allowed_agents.push(AgentId::from(agent.as_str()));
+        } else {
+            let problem = Problem::UnknownAllowedAgent { signal: name.to_string(), agent: agent.to_string() };
+            report.at(agent.span(), problem, subject.clone());
+        }
+    }
+    let mut valid_targets = Vec::new();
+    for target in &entry.valid_targets {
+        if agents.contains(target.as_str()) || groups.contains(target.as_str()) {
+            valid_targets.push(target.to_string());
+        } else {
+            let problem = Problem::UnknownValidTarget { signal: name.to_string(), target: target.to_string() };
+            report.at(target.span(), problem, subject.clone());
+        }
+    }
+    if !ok {
+        return;
+    }
+    let def = SignalDef {
+        name: SignalName::from(name.as_str()),
+        pattern: entry.pattern.as_ref().map(|p| p.to_string()),
+        behavior,
+        description: entry.description.clone().unwrap_or_default(),
+        allowed_agents,
+        valid_targets,
+        priority: entry.priority.unwrap_or(DEFAULT_PRIORITY),
+        deprecated: entry.deprecated.clone().map(|note| if note.trim().is_empty() { "no longer in use".into() } else { note }),
+        origin: SignalOrigin::Declared,
+    };
+    registering.insert(def, name, report);
+}
+
+/// The regex library's one-line reason (its message also draws the pattern).
+fn regex_detail(error: &regex::Error) -> String {
+    let text = error.to_string();
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix("error: "))
+        .unwrap_or(text.lines().last().unwrap_or_default())
+        .to_owned()
+}
+
+/// The behaviour a rule's target implies when the crew has no `signals:` section.
+pub(super) fn implied_behavior(targets: Option<&Targets>, groups: &HashSet<String>) -> Behavior {
+    match targets {
+        None | Some(Targets::None) => Behavior::Terminate,
+        Some(Targets::One(target)) if groups.contains(target.as_str()) => Behavior::Parallel,
+        Some(Targets::One(_)) => Behavior::Route,
+        Some(Targets::Many(list)) if list.len() == 1 && groups.contains(list[0].as_str()) => Behavior::Parallel,
+        Some(Targets::Many(list)) if list.len() == 1 => Behavior::Route,
+        Some(Targets::Many(_)) => Behavior::Broadcast,
+    }
+}
+
+fn register_implicitly(file: &CrewFile, groups: &HashSet<String>, registering: &mut Registering, report: &mut Report) {
+    let Some(rules) = file.routing.as_ref().and_then(|r| r.signals.as_ref()) else { return };
+    for (_, agent_rules) in &rules.0 {
+        for rule in agent_rules {
+            let Some(name) = rule.signal.as_ref() else { continue };
+            // Malformed names are reported with the rule.
+            if !is_bracket_name(name) || registering.registry.lookup(name.as_str()).is_some() {
+                continue;
+            }
+            let def = SignalDef {
+                name: SignalName::from(name.as_str()),
+                pattern: None,
+                behavior: implied_behavior(rule.target.as_deref(), groups),
+                description: rule.description.clone().unwrap_or_default(),
+                allowed_agents: Vec::new(),
+                valid_targets: Vec::new(),
+                priority: DEFAULT_PRIORITY,
+                deprecated: None,
+                origin: SignalOrigin::Implicit,
+            };
+            registering.insert(def, name, report);
+        }
+    }
+}
