@@ -1,1 +1,44 @@
-fn main(){}
+//! # crewgraph-desktop
+//!
+//! Crewgraph's window: a Tauri shell around [`crewgraph::api::Api`]. It owns no
+//! logic of its own — each command in [`commands`] parses its arguments, calls the
+//! API and hands back the API's answer or its `{code, message}` error.
+//!
+//! The window lists the crews of the crews folder: `$CREWGRAPH_CREWS_DIR`, else
+//! `./crews`, else the `crews/` folder of the source tree the binary was built in.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    if cfg!(target_os = "linux") && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        eprintln!(
+            "Crewgraph's window needs a display, and there is none here (DISPLAY is not set).\n\
+             Without a window, use the command line:\n  \
+             crewgraph validate crews/exam.yaml\n  \
+             crewgraph match --signal '[END]' --content 'All done [end]'\n\
+             Run `crewgraph --help` for more."
+        );
+        return ExitCode::from(2);
+    }
+    let api = crewgraph::api::Api::new(commands::crews_dir());
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(api)
+        .invoke_handler(tauri::generate_handler![
+            commands::list_crews,
+            commands::open_crew,
+            commands::crews_folder,
+        ])
+        .run(tauri::generate_context!("../tauri.conf.json"));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("Crewgraph could not start its window: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

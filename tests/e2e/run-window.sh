@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the window's end-to-end tests: Xvfb, tauri-driver (which starts
+# WebKitWebDriver and the app), then `node --test`. Screenshots land in target/e2e/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out="$root/target/e2e"
+app="$root/target/debug/crewgraph-desktop"
+driver="${TAURI_DRIVER:-$root/.tools/bin/tauri-driver}"
+[ -x "$app" ] || { echo "run-window.sh: $app is not built" >&2; exit 1; }
+[ -x "$driver" ] || { echo "run-window.sh: tauri-driver not found at $driver" >&2; exit 1; }
+rm -rf "$out" && mkdir -p "$out"
+
+# The examples plus a broken crew, in a folder of their own.
+crews=$(mktemp -d)
+cp -r "$root/crews/." "$crews/"
+cp "$root/tests/e2e/fixtures/broken-crew.yaml" "$crews/"
+
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$crews"
+}
+trap cleanup EXIT
+
+Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp 3>"$out/display" 2>"$out/xvfb.log" &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$out/display" ] && break; sleep 0.1; done
+export DISPLAY=":$(cat "$out/display")"
+
+port=$(( 20000 + RANDOM % 20000 ))
+CREWGRAPH_CREWS_DIR="$crews" "$driver" --port "$port" --native-port $(( port + 1 )) >"$out/tauri-driver.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+
+CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" \
+  node --test --test-concurrency=1 "$root/tests/e2e/window.test.mjs"

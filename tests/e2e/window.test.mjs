@@ -1,0 +1,117 @@
+// End-to-end test of the real window: the Tauri app under Xvfb, driven through
+// tauri-driver and WebKitWebDriver (run by tests/e2e/run-window.sh).
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Session } from "./webdriver.mjs";
+
+const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
+const APP = process.env.CREWGRAPH_APP;
+const OUT = process.env.E2E_OUT ?? "target/e2e";
+let session;
+
+before(async () => {
+  assert.ok(APP, "CREWGRAPH_APP must name the built app");
+  session = await Session.start(DRIVER, { browserName: "wry", "tauri:options": { application: APP } });
+});
+
+after(async () => {
+  await session?.end();
+});
+
+async function openExample(fileName) {
+  await session.click(".brand");
+  await session.click(`.crew-card[data-crew="${fileName}"]`);
+}
+
+test("the start view lists every example crew with a picture of its graph", async () => {
+  await session.waitFor(".crew-card", { count: 3 });
+  // Seven cards do not all fit: scroll to the last one, which must then be visible.
+  const names = await session.execute(`return [...document.querySelectorAll(".crew-card-name")].map((n) => n.textContent)`);
+  await session.execute(`document.querySelector(".crew-card:last-of-type, li:last-child .crew-card").scrollIntoView()`);
+  assert.ok((await session.texts(".crew-card-name")).includes(names[names.length - 1]), "the last card scrolls into view");
+  await session.execute(`document.querySelector(".crew-card").scrollIntoView()`);
+  for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "quiz-crew", "Code review pipeline", "Broken crew"]) {
+    assert.ok(names.includes(name), `start view should offer ${name}; it shows ${names.join(", ")}`);
+  }
+  // Thumbnails are laid out graphs, not placeholders.
+  await session.until("thumbnails", async () => (await session.find("svg.thumbnail rect.thumb-node")).length >= 10);
+  await session.screenshot(`${OUT}/01-start.png`);
+});
+
+test("opening the exam crew draws its agents, its group and its labelled signal edges", async () => {
+  await openExample("exam.yaml");
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 3 });
+  const agents = await session.texts(".react-flow__node-agent .agent-name");
+  assert.deepEqual([...agents].sort(), ["Reporter", "Student", "Teacher"]);
+  const pills = await session.texts(".edge-pill");
+  assert.ok(pills.some((p) => p.includes("[QUESTION]")), `an edge should be labelled [QUESTION]; pills: ${pills}`);
+  assert.ok(pills.some((p) => p.includes("[END_EXAM]")), `an edge should be labelled [END_EXAM]; pills: ${pills}`);
+  const groups = await session.texts(".group-name");
+  assert.deepEqual(groups, ["exam_round"]);
+  // The members sit inside the group frame.
+  const inside = await session.execute(`
+    const frame = document.querySelector('.react-flow__node-group').getBoundingClientRect();
+    return [...document.querySelectorAll('.react-flow__node-agent')]
+      .filter((n) => n.querySelector('.agent-name').textContent !== 'Teacher')
+      .every((n) => { const r = n.getBoundingClientRect();
+        return r.left >= frame.left && r.right <= frame.right && r.top >= frame.top && r.bottom <= frame.bottom; });`);
+  assert.equal(inside, true, "student and reporter should be drawn inside the exam_round frame");
+  assert.match((await session.texts(".crew-status"))[0], /Ready to run/);
+  await session.screenshot(`${OUT}/02-exam.png`);
+});
+
+test("clicking a signal pill shows what the signal does", async () => {
+  const [pill] = await session.find('.edge-pill[data-edge^="rule:teacher:0"]');
+  assert.ok(pill, "the [QUESTION] rule's pill should be on the canvas");
+  await session.call("POST", `/element/${pill}/click`, {});
+  await session.until("the signal inspector", async () => (await session.texts(".inspector h2")).some((t) => t.includes("[QUESTION]")));
+  const fields = (await session.texts(".inspector .field-value")).join(" | ");
+  assert.match(fields, /starts a group working side by side/);
+  assert.match(fields, /Teacher → exam_round/);
+  await session.screenshot(`${OUT}/03-signal-selected.png`);
+});
+
+test("a broken crew shows its problems on the graph and in the list", async () => {
+  await openExample("broken-crew.yaml");
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await session.waitFor(".problem .problem-plain", { count: 1 });
+  const problems = (await session.texts(".problem .problem-plain")).join("\n");
+  assert.match(problems, /\[PLAN_READY\] leads to 'executor', but there is no agent or group with that id/);
+  const exact = (await session.texts(".problem .problem-exact")).join("\n");
+  assert.match(exact, /signal '\[PLAN_READY\]' targets unknown agent 'executor'/);
+  assert.match(exact, /broken-crew\.yaml:17:17/);
+  assert.match((await session.texts(".crew-status"))[0], /Cannot run yet: 1 error/);
+  // The planner card wears the error badge (its rule's edge could not be drawn).
+  const badged = await session.execute(`
+    return [...document.querySelectorAll('.agent-card.has-error .agent-name')].map((n) => n.textContent);`);
+  assert.deepEqual(badged, ["Planner"]);
+  // The unknown tool is a warning on the doer.
+  const warned = await session.execute(`
+    return [...document.querySelectorAll('.agent-card.has-warning .agent-name')].map((n) => n.textContent);`);
+  assert.deepEqual(warned, ["Doer"]);
+  // Clicking the problem selects its culprit.
+  await session.click(".problem.error button");
+  await session.until("the planner in the inspector", async () => (await session.texts(".inspector h2")).includes("Planner"));
+  await new Promise((r) => setTimeout(r, 600)); // the view glides to it
+  const here = (await session.texts(".inspector-problems li")).join("\n");
+  assert.match(here, /executor/);
+  await session.screenshot(`${OUT}/04-broken.png`);
+});
+
+test("the scoring crew shows the supervisor's choices and the finalizer", async () => {
+  await openExample("support-triage.yaml");
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 6 });
+  const pills = await session.texts(".edge-pill");
+  assert.equal(pills.filter((p) => p === "best match").length, 4, `four specialists to pick from; pills: ${pills}`);
+  await session.waitFor(".end-node");
+  await session.screenshot(`${OUT}/05-scoring.png`);
+});
+
+test("the Go-engine crew folder opens with its parallel group and fallback", async () => {
+  await openExample("go-quiz");
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 4 });
+  const pills = await session.texts(".edge-pill");
+  assert.ok(pills.includes("otherwise"), `the defaults: entry draws an 'otherwise' edge; pills: ${pills}`);
+  assert.deepEqual(await session.texts(".group-name"), ["after_answer"]);
+  await session.screenshot(`${OUT}/06-go-folder.png`);
+});

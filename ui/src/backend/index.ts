@@ -1,0 +1,21 @@
+// Picks the transport: Tauri IPC inside the window. (A browser transport over
+// `crewgraph serve` joins when the server exists.)
+import { isTauri } from "@tauri-apps/api/core";
+import { type Backend, BackendError } from "./Backend";
+import { tauriBackend } from "./tauri";
+
+const unavailable = (): Promise<never> =>
+  Promise.reject(
+    new BackendError("unavailable", "This page needs Crewgraph behind it: open it in the Crewgraph window."),
+  );
+
+const noBackend: Backend = {
+  listCrews: unavailable,
+  openCrew: unavailable,
+  crewsFolder: unavailable,
+  pickCrew: unavailable,
+};
+
+export const backend: Backend = isTauri() ? tauriBackend : noBackend;
+export type { Backend } from "./Backend";
+export { BackendError } from "./Backend";

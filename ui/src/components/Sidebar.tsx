@@ -1,0 +1,47 @@
+// The left region: the crews you can open, and the way back to the start view.
+import type { CrewSummary } from "../bindings/CrewSummary";
+import { FileIcon, FolderIcon } from "./icons";
+
+type Props = {
+  crews: CrewSummary[] | null;
+  openPath: string | null;
+  onHome: () => void;
+  onOpen: (path: string) => void;
+  onPick: (kind: "file" | "folder") => void;
+};
+
+export function Sidebar({ crews, openPath, onHome, onOpen, onPick }: Props) {
+  return (
+    <nav className="sidebar" aria-label="Crews">
+      <button type="button" className="brand" onClick={onHome} title="Back to the start">
+        <img src="./icon.png" alt="" width={24} height={24} />
+        <span>Crewgraph</span>
+      </button>
+      <div className="sidebar-section">Examples</div>
+      <ul className="sidebar-list">
+        {(crews ?? []).map((crew) => (
+          <li key={crew.path}>
+            <button
+              type="button"
+              className={`sidebar-item${crew.path === openPath ? " active" : ""}`}
+              onClick={() => onOpen(crew.path)}
+              title={crew.description}
+            >
+              <span className="sidebar-name">{crew.name}</span>
+              {crew.errors > 0 && <span className="sidebar-dot error" aria-label="has errors" />}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="sidebar-section">Your crews</div>
+      <div className="sidebar-actions">
+        <button type="button" className="sidebar-item" onClick={() => onPick("file")}>
+          <FileIcon size={14} /> Open file…
+        </button>
+        <button type="button" className="sidebar-item" onClick={() => onPick("folder")}>
+          <FolderIcon size={14} /> Open folder…
+        </button>
+      </div>
+    </nav>
+  );
+}

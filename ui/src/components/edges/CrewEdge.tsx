@@ -1,0 +1,61 @@
+// Every edge of the crew graph: the line in its behaviour's colour (dashed for
+// fallbacks), an arrow, and a pill with the signal ("asks a question · [QUESTION]")
+// or a word ("otherwise"). While both ends sit where the layout put them, the line
+// follows ELK's route; once a node is dragged it becomes a curve.
+import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
+import { useContext } from "react";
+import { midpoint, near, roundedPath } from "../../graph/path";
+import type { CrewEdge } from "../../graph/toFlow";
+import { ProblemBadge } from "../ProblemBadge";
+import { SelectionContext } from "../selection";
+
+export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
+  const { id, data, markerEnd, selected, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props;
+  const select = useContext(SelectionContext);
+  if (!data) return null;
+  const route = data.route;
+  let path: string;
+  let label: { x: number; y: number };
+  if (route && near(route.points[0], sourceX, sourceY) && near(route.points[route.points.length - 1], targetX, targetY)) {
+    const points = [{ x: sourceX, y: sourceY }, ...route.points.slice(1, -1), { x: targetX, y: targetY }];
+    path = roundedPath(points);
+    label = route.label ?? midpoint(points);
+  } else {
+    const [bezier, x, y] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition });
+    path = bezier;
+    label = { x, y };
+  }
+  const badge = data.badge;
+  return (
+    <>
+      <BaseEdge
+        id={id}
+        path={path}
+        markerEnd={markerEnd}
+        interactionWidth={16}
+        style={{
+          stroke: data.color,
+          strokeWidth: selected ? 3 : 1.8,
+          strokeDasharray: data.dashed ? "6 5" : undefined,
+        }}
+      />
+      <EdgeLabelRenderer>
+        <button
+          type="button"
+          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}`}
+          style={{
+            transform: `translate(-50%, -50%) translate(${label.x}px, ${label.y}px)`,
+            borderColor: badge?.severity === "error" ? undefined : data.color,
+            color: data.color,
+          }}
+          data-edge={id}
+          title={data.view.signal ? `Signal ${data.view.signal}` : data.label}
+          onClick={() => select(id)}
+        >
+          <span className="edge-pill-text">{data.label}</span>
+          {badge && <ProblemBadge badge={badge} small />}
+        </button>
+      </EdgeLabelRenderer>
+    </>
+  );
+}

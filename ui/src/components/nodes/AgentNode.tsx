@@ -1,0 +1,43 @@
+// An agent as a card: avatar, name, role underneath, model as a small tag (UX.md).
+import { Handle, type NodeProps, Position } from "@xyflow/react";
+import type { CrewNode } from "../../graph/toFlow";
+import { avatarColor, avatarLetter } from "../../graph/style";
+import { FlagIcon } from "../icons";
+import { ProblemBadge } from "../ProblemBadge";
+
+export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
+  const { view, badge } = data;
+  return (
+    <div
+      className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}`}
+      data-agent={view.agent ?? undefined}
+      title={view.description ?? undefined}
+    >
+      <Handle type="target" position={Position.Left} id="in" isConnectable={false} />
+      <div className="avatar" style={{ background: avatarColor(view.agent ?? view.id) }} aria-hidden>
+        {avatarLetter(view.label)}
+      </div>
+      <div className="agent-text">
+        <div className="agent-name">{view.label}</div>
+        {view.role && <div className="agent-role">{view.role}</div>}
+        <div className="agent-tags">
+          <span className="model-tag" title="The model this agent uses">
+            {view.model ?? "default"}
+          </span>
+          {view.entry && (
+            <span className="start-tag" title="Runs start with this agent">
+              starts here
+            </span>
+          )}
+          {view.terminal && (
+            <span className="end-tag" title="When this agent is done, the run is finished">
+              <FlagIcon size={11} /> finishes
+            </span>
+          )}
+        </div>
+      </div>
+      {badge && <ProblemBadge badge={badge} />}
+      <Handle type="source" position={Position.Right} id="out" isConnectable={false} />
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+// A parallel group as a tinted frame around its members, with its timeout shown.
+import { Handle, type NodeProps, Position } from "@xyflow/react";
+import type { CrewNode } from "../../graph/toFlow";
+import { formatDuration } from "../../graph/style";
+import { GroupIcon } from "../icons";
+import { ProblemBadge } from "../ProblemBadge";
+
+export function GroupNode({ data, selected }: NodeProps<CrewNode>) {
+  const { view, badge } = data;
+  const group = view.group;
+  return (
+    <div className={`group-frame${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}`} data-group={view.label}>
+      <Handle type="target" position={Position.Left} id="in" isConnectable={false} />
+      <div className="group-header">
+        <GroupIcon size={14} />
+        <span className="group-name">{view.label}</span>
+        {badge ? <ProblemBadge badge={badge} small /> : <span />}
+        {group && (
+          <span className="group-meta">
+            side by side · {formatDuration(group.timeout_ms)} · {group.wait_for_all ? "waits for all" : "goes on at the timeout"}
+          </span>
+        )}
+      </div>
+      <Handle type="source" position={Position.Right} id="out" isConnectable={false} />
+    </div>
+  );
+}

@@ -1,0 +1,181 @@
+// Automatic layout of a crew graph with ELK (layered, left to right, orthogonal
+// edges). Group frames are compound nodes that contain their members. Every node
+// gets one port in the middle of its left side and one in the middle of its right
+// side, at exactly the places React Flow draws its handles, so ELK's edge routes
+// start and end where the canvas expects them.
+import ELK from "elkjs/lib/elk.bundled.js";
+import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
+import type { GraphView } from "../bindings/GraphView";
+import type { NodeKind } from "../bindings/NodeKind";
+import type { ViewNode } from "../bindings/ViewNode";
+import { edgeLabel } from "./style";
+
+export type Point = { x: number; y: number };
+
+/** A node's box, relative to its parent frame (or to the canvas). */
+export type Box = { x: number; y: number; width: number; height: number };
+
+/** An edge's route in canvas coordinates, and where its label goes. */
+export type Route = { points: Point[]; label?: Point };
+
+export type Layout = {
+  nodes: Map<string, Box>;
+  edges: Map<string, Route>;
+  /** The size of the whole drawing. */
+  width: number;
+  height: number;
+};
+
+/** Fixed sizes of each kind of node; the node components draw at these sizes. */
+export const nodeSize: Record<Exclude<NodeKind, "group">, { width: number; height: number }> = {
+  agent: { width: 232, height: 88 },
+  end: { width: 104, height: 48 },
+  wait: { width: 104, height: 48 },
+  router: { width: 150, height: 56 },
+};
+
+/** Height of a group frame's title bar (the members sit below it). */
+export const groupHeader = 44;
+
+const elk = new ELK();
+
+const rootOptions = {
+  "elk.algorithm": "layered",
+  "elk.direction": "RIGHT",
+  "elk.hierarchyHandling": "INCLUDE_CHILDREN",
+  "elk.edgeRouting": "ORTHOGONAL",
+  "elk.layered.spacing.nodeNodeBetweenLayers": "64",
+  "elk.layered.spacing.edgeNodeBetweenLayers": "24",
+  "elk.spacing.nodeNode": "48",
+  "elk.spacing.edgeEdge": "16",
+  "elk.spacing.edgeNode": "24",
+  "elk.spacing.edgeLabel": "4",
+  "elk.edgeLabels.inline": "false",
+  "elk.layered.edgeLabels.sideSelection": "ALWAYS_UP",
+  "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+  "elk.layered.cycleBreaking.strategy": "MODEL_ORDER",
+  "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
+  "elk.padding": "[top=32,left=32,bottom=32,right=32]",
+  "elk.json.edgeCoords": "ROOT",
+};
+
+/** A rough width of a pill label, so ELK leaves room for it. */
+export function labelWidth(text: string): number {
+  return Math.round([...text].length * 6.8 + 26);
+}
+
+function ports(id: string, width: number, height: number) {
+  return [
+    { id: `${id}__in`, x: 0, y: height / 2, width: 0, height: 0, layoutOptions: { "elk.port.side": "WEST" } },
+    { id: `${id}__out`, x: width, y: height / 2, width: 0, height: 0, layoutOptions: { "elk.port.side": "EAST" } },
+  ];
+}
+
+function leaf(node: ViewNode): ElkNode {
+  const size = nodeSize[node.kind as Exclude<NodeKind, "group">];
+  return {
+    id: node.id,
+    width: size.width,
+    height: size.height,
+    ports: ports(node.id, size.width, size.height),
+    layoutOptions: { "elk.portConstraints": "FIXED_POS" },
+  };
+}
+
+/** The nodes in the order the work flows: breadth first from the agent where runs
+ * start, then whatever no edge reaches, in the crew's order. ELK keeps this order
+ * and breaks cycles against it, so the drawing reads from the entry point on. */
+export function flowOrder(view: GraphView): ViewNode[] {
+  const byId = new Map(view.nodes.map((n) => [n.id, n]));
+  const next = new Map<string, string[]>();
+  for (const edge of view.edges) next.set(edge.source, [...(next.get(edge.source) ?? []), edge.target]);
+  const order: ViewNode[] = [];
+  const seen = new Set<string>();
+  const queue = view.nodes.filter((n) => n.entry).map((n) => n.id);
+  const visit = (id: string) => {
+    if (seen.has(id) || !byId.has(id)) return;
+    seen.add(id);
+    order.push(byId.get(id)!);
+    queue.push(...(next.get(id) ?? []));
+  };
+  while (queue.length) visit(queue.shift()!);
+  for (const node of view.nodes) visit(node.id);
+  return order;
+}
+
+/** Lays the graph out; positions are relative to each node's parent frame. */
+export async function layoutGraph(view: GraphView): Promise<Layout> {
+  const byParent = new Map<string | null, ViewNode[]>();
+  for (const node of flowOrder(view)) {
+    const parent = node.parent && view.nodes.some((n) => n.id === node.parent) ? node.parent : null;
+    byParent.set(parent, [...(byParent.get(parent) ?? []), node]);
+  }
+  const build = (node: ViewNode): ElkNode => {
+    if (node.kind !== "group") return leaf(node);
+    return {
+      id: node.id,
+      children: (byParent.get(node.id) ?? []).map(build),
+      // A group's ports sit on its sides wherever ELK sizes it.
+      ports: [
+        { id: `${node.id}__in`, width: 0, height: 0, layoutOptions: { "elk.port.side": "WEST" } },
+        { id: `${node.id}__out`, width: 0, height: 0, layoutOptions: { "elk.port.side": "EAST" } },
+      ],
+      layoutOptions: {
+        "elk.padding": `[top=${groupHeader + 12},left=20,bottom=20,right=20]`,
+        "elk.portConstraints": "FIXED_SIDE",
+        "elk.portAlignment.default": "CENTER",
+        "elk.nodeSize.constraints": "MINIMUM_SIZE",
+        "elk.nodeSize.minimum": "(240,120)",
+      },
+    };
+  };
+  const edges: ElkExtendedEdge[] = view.edges.map((edge) => {
+    const text = edgeLabel(edge);
+    return {
+      id: edge.id,
+      sources: [`${edge.source}__out`],
+      targets: [`${edge.target}__in`],
+      labels: [{ id: `${edge.id}__label`, text, width: labelWidth(text), height: 22 }],
+    };
+  });
+  const graph: ElkNode = {
+    id: "root",
+    layoutOptions: rootOptions,
+    children: (byParent.get(null) ?? []).map(build),
+    edges,
+  };
+  const laid = await elk.layout(graph);
+
+  const nodes = new Map<string, Box>();
+  const walk = (node: ElkNode) => {
+    for (const child of node.children ?? []) {
+      nodes.set(child.id, { x: child.x ?? 0, y: child.y ?? 0, width: child.width ?? 0, height: child.height ?? 0 });
+      walk(child);
+    }
+  };
+  walk(laid);
+
+  const routes = new Map<string, Route>();
+  for (const edge of laid.edges ?? []) {
+    const section = edge.sections?.[0];
+    if (!section) continue;
+    const label = edge.labels?.[0];
+    routes.set(edge.id, {
+      points: [section.startPoint, ...(section.bendPoints ?? []), section.endPoint],
+      label:
+        label && label.x !== undefined && label.y !== undefined
+          ? { x: label.x + (label.width ?? 0) / 2, y: label.y + (label.height ?? 0) / 2 }
+          : undefined,
+    });
+  }
+  return { nodes, edges: routes, width: laid.width ?? 0, height: laid.height ?? 0 };
+}
+
+/** A node's box in canvas coordinates (adding its parent frames' offsets). */
+export function absoluteBox(view: GraphView, layout: Layout, id: string): Box | undefined {
+  const box = layout.nodes.get(id);
+  if (!box) return undefined;
+  const node = view.nodes.find((n) => n.id === id);
+  const parent = node?.parent ? absoluteBox(view, layout, node.parent) : undefined;
+  return parent ? { ...box, x: box.x + parent.x, y: box.y + parent.y } : box;
+}
