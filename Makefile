@@ -1,0 +1,81 @@
+# Crewgraph: `make run` opens the app on the example crews; `make test` runs every test.
+# Both install what is missing first (system packages, npm packages, Rust crates).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+APP := target/debug/crewgraph-desktop
+CLI := target/debug/crewgraph
+TAURI_DRIVER := .tools/bin/tauri-driver
+TAURI_DRIVER_VERSION := 2.1.0
+
+.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e bench clean
+
+## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
+run: deps build
+	@if [[ -n "$${DISPLAY:-}" || -n "$${WAYLAND_DISPLAY:-}" ]]; then \
+	  echo "Opening Crewgraph on the crews in $(CURDIR)/crews"; \
+	  CREWGRAPH_CREWS_DIR="$(CURDIR)/crews" exec $(APP); \
+	else \
+	  echo; \
+	  echo "Crewgraph is built, but this machine has no display to open its window on."; \
+	  echo "Use the command line instead ($(CLI)):"; \
+	  echo "  $(CLI) validate crews/*.yaml crews/go-quiz    check crew files"; \
+	  echo "  $(CLI) match --signal '[END]' --content 'All done [end]'"; \
+	  echo "  $(CLI) --help                                  everything it can do"; \
+	  echo "On a desktop, run 'make run' again to open the window."; \
+	fi
+
+## test: everything — Rust tests, generated-type check, UI unit tests, the real window under Xvfb
+test: test-deps build rust-test bindings-check ui-test e2e
+	@echo "All tests passed."
+
+deps:
+	@scripts/install-deps.sh
+	@$(MAKE) --no-print-directory ui/node_modules/.installed
+
+test-deps: deps
+	@scripts/install-deps.sh --test
+	@$(MAKE) --no-print-directory $(TAURI_DRIVER)
+
+ui/node_modules/.installed: ui/package.json ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund
+	@touch $@
+
+$(TAURI_DRIVER):
+	cargo install tauri-driver --locked --version $(TAURI_DRIVER_VERSION) --root .tools
+
+## ui: type-check and build the web UI into ui/dist (embedded into the app by cargo)
+ui: deps
+	cd ui && npm run build
+
+## build: the UI, then the whole workspace (the app embeds ui/dist)
+build: ui
+	cargo build --workspace
+
+rust-test: build
+	cargo test --workspace
+
+# The TypeScript types the UI uses are generated from Rust by `cargo test` (ts-rs);
+# the committed copies must match.
+bindings-check: rust-test
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  if [[ -n "$$(git status --porcelain -- ui/src/bindings)" ]]; then \
+	    git status --short -- ui/src/bindings; \
+	    echo "error: ui/src/bindings is stale: commit the regenerated TypeScript types." >&2; exit 1; \
+	  fi; \
+	fi
+
+ui-test: deps
+	cd ui && npm test
+
+e2e: build test-deps
+	tests/e2e/run-window.sh
+
+## bench: the signal matcher benchmark (criterion); figures go into BENCHMARKS.md
+bench:
+	cargo bench -p crewgraph-engine --bench matcher
+
+clean:
+	cargo clean
+	rm -rf ui/dist ui/node_modules .tools
