@@ -261,6 +261,9 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
         report.in_file(&report.file_name(source).to_owned(), Problem::Empty);
         return None;
     }
+    let lines = yaml_lines(text);
+    let end_column = lines.last().map_or(0, |l| l.chars().count()) as u32 + 1;
+    report.set_end(source, lines.len() as u32, end_column);
     let options = LoaderOptions::default().error_on_duplicate_keys(true);
     // The parser is not ours; a bug in it must not take the app down.
     let parsed = catch_unwind(AssertUnwindSafe(|| marked_yaml::parse_yaml_with_options(source, text, options)));
@@ -285,8 +288,36 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
         }
     };
     let location = report.locate_marker(&marker);
-    report.at_position(source, location.line, location.column, problem);
+    let (mut line, mut column) = (location.line, location.column);
+    // The parser reports a tab where it noticed it: at the start of the value before
+    // it, or just past it. Point at the tab itself.
+    if matches!(&problem, Problem::Syntax { detail } if detail.contains("tab")) {
+        if let Some(tab) = indenting_tab(&lines, line) {
+            (line, column) = tab;
+        }
+    }
+    report.at_position(source, line, column, problem);
     None
+}
+
+/// The lines of a text as YAML counts them: CR LF, CR and LF each end one.
+fn yaml_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(end) = rest.find(['\r', '\n']) {
+        lines.push(&rest[..end]);
+        rest = &rest[end + if rest[end..].starts_with("\r\n") { 2 } else { 1 }..];
+    }
+    lines.push(rest);
+    lines
+}
+
+/// The first tab in a line's indentation, from line `from` on (lines and columns from 1).
+fn indenting_tab(lines: &[&str], from: u32) -> Option<(u32, u32)> {
+    lines.iter().enumerate().skip(from.saturating_sub(1) as usize).find_map(|(index, line)| {
+        let column = line.chars().take_while(|c| *c == ' ' || *c == '\t').position(|c| c == '\t')?;
+        Some((index as u32 + 1, column as u32 + 1))
+    })
 }
 
 /// Which file model a node is deserialized into (decides which extra keys are known).
@@ -300,6 +331,10 @@ enum Context {
 enum Segment {
     Key(String),
     Index(usize),
+    /// A key serde could not name: the keys of `routing.signals`, `parallel_groups`
+    /// and the other id-keyed sections are `Spanned`, and `serde_path_to_error` only
+    /// records keys read as plain text. [`resolve_keys`] finds it in the YAML.
+    AnyKey,
 }
 
 /// Marker keys that `Spanned` uses internally; they are not part of the user's path.
@@ -316,8 +351,7 @@ fn error_segments(path: &serde_path_to_error::Path) -> Vec<Segment> {
             S::Map { key } if is_internal(key) => {}
             S::Map { key } => out.push(Segment::Key(key.clone())),
             S::Enum { .. } => {}
-            // A key that is not plain text (a spanned key): the path ends here.
-            S::Unknown => break,
+            S::Unknown => out.push(Segment::AnyKey),
         }
     }
     out
@@ -335,31 +369,93 @@ fn render(segments: &[Segment]) -> String {
                 out.push_str(key);
             }
             Segment::Index(index) => out.push_str(&format!("[{index}]")),
+            Segment::AnyKey => break,
         }
     }
     out
 }
 
-/// The span of the deepest node `segments` reaches, and of the last key on the way.
-fn span_at(root: &Node, segments: &[Segment]) -> (Span, Option<Span>) {
+/// The node `segments` lead to, if they all resolve.
+fn node_at<'a>(root: &'a Node, segments: &[Segment]) -> Option<&'a Node> {
+    segments.iter().try_fold(root, |node, segment| match segment {
+        Segment::Key(key) => node.as_mapping().and_then(|map| map.get(key.as_str())),
+        Segment::Index(index) => node.as_sequence().and_then(|seq| seq.get(*index)),
+        Segment::AnyKey => None,
+    })
+}
+
+/// The span of the deepest node `segments` reaches.
+fn span_at(root: &Node, segments: &[Segment]) -> Span {
     let mut node = root;
-    let mut key_span = None;
-    for segment in segments {
-        let next = match segment {
-            Segment::Key(key) => node.as_mapping().and_then(|map| {
-                map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| {
-                    key_span = Some(*k.span());
-                    v
-                })
-            }),
-            Segment::Index(index) => node.as_sequence().and_then(|seq| seq.get(*index)),
-        };
-        match next {
+    for end in 1..=segments.len() {
+        match node_at(root, &segments[..end]) {
             Some(next) => node = next,
             None => break,
         }
     }
-    (*node.span(), key_span)
+    *node.span()
+}
+
+/// Replaces each [`Segment::AnyKey`] of an error's path with the key it stands for:
+/// the entry that holds the error's position, or (for an error without one, a value
+/// of the wrong kind) the first entry whose value at the rest of the path is of the
+/// kind the error found — entries are read in order, and an earlier entry with that
+/// kind there would have failed first. The path ends where no entry fits.
+fn resolve_keys(root: &Node, segments: &[Segment], error: &marked_yaml::Error) -> Vec<Segment> {
+    let mark = error.start_mark().map(|m| (m.line(), m.column()));
+    let found = found_kind(error);
+    let mut resolved = Vec::with_capacity(segments.len());
+    for (index, segment) in segments.iter().enumerate() {
+        if *segment != Segment::AnyKey {
+            resolved.push(segment.clone());
+            continue;
+        }
+        let Some(map) = node_at(root, &resolved).and_then(Node::as_mapping) else { break };
+        let rest = &segments[index + 1..];
+        let starts = |key: &marked_yaml::types::MarkedScalarNode| key.span().start().map(|s| (s.line(), s.column()));
+        let key = match (mark, found) {
+            (Some(mark), _) => map.keys().rev().find(|k| starts(k).is_some_and(|start| start <= mark)),
+            (None, Some(found)) => map
+                .iter()
+                .find(|(_, value)| node_at(value, rest).is_some_and(|node| found.fits(node)))
+                .map(|(key, _)| key),
+            (None, None) => None,
+        };
+        match key {
+            Some(key) => resolved.push(Segment::Key(key.as_str().to_owned())),
+            None => break,
+        }
+    }
+    resolved
+}
+
+/// The kind of YAML value an "invalid type" error found.
+#[derive(Clone, Copy)]
+enum FoundKind {
+    List,
+    Mapping,
+    Scalar,
+}
+
+impl FoundKind {
+    fn fits(self, node: &Node) -> bool {
+        matches!(
+            (self, node),
+            (FoundKind::List, Node::Sequence(_)) | (FoundKind::Mapping, Node::Mapping(_)) | (FoundKind::Scalar, Node::Scalar(_))
+        )
+    }
+}
+
+fn found_kind(error: &marked_yaml::Error) -> Option<FoundKind> {
+    let marked_yaml::Error::Other(message, _) = error else { return None };
+    let found = message.strip_prefix("invalid type: ")?;
+    Some(if found.starts_with("sequence") {
+        FoundKind::List
+    } else if found.starts_with("map") {
+        FoundKind::Mapping
+    } else {
+        FoundKind::Scalar
+    })
 }
 
 /// True for keys the Go engine writes that Crewgraph accepts without a warning.
@@ -367,7 +463,7 @@ fn is_known_extra(context: Context, segments: &[Segment]) -> bool {
     fn key(segment: &Segment) -> Option<&str> {
         match segment {
             Segment::Key(k) => Some(k.as_str()),
-            Segment::Index(_) => None,
+            Segment::Index(_) | Segment::AnyKey => None,
         }
     }
     match (context, segments) {
@@ -392,9 +488,10 @@ fn deserialize<T: DeserializeOwned + Serialize>(root: &Node, report: &mut Report
             Some(value)
         }
         Err(error) => {
-            let segments = error_segments(error.path());
-            let (node_span, _) = span_at(root, &segments);
+            let path = error_segments(error.path());
             let inner = error.into_inner();
+            let segments = resolve_keys(root, &path, &inner);
+            let node_span = span_at(root, &segments);
             let span = inner.start_mark().map(Span::new_start).unwrap_or(node_span);
             report.at(&span, shape_problem(&segments, &inner), Subject::Crew);
             None

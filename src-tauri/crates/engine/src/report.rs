@@ -10,6 +10,8 @@ use crate::diagnostic::{Diagnostic, Location, Problem, Subject};
 #[derive(Debug, Default)]
 pub struct Report {
     files: Vec<String>,
+    /// Per file, once its text is known: the position just past its last character.
+    ends: Vec<Option<(u32, u32)>>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -22,7 +24,16 @@ impl Report {
     /// Registers a file under the name shown to the user; returns its number for the YAML parser.
     pub fn add_file(&mut self, name: String) -> usize {
         self.files.push(name);
+        self.ends.push(None);
         self.files.len() - 1
+    }
+
+    /// Records where file `source`'s text ends (line and column just past its last
+    /// character), so no position is placed beyond it.
+    pub fn set_end(&mut self, source: usize, line: u32, column: u32) {
+        if let Some(end) = self.ends.get_mut(source) {
+            *end = Some((line, column));
+        }
     }
 
     /// The file name registered as `source`.
@@ -32,11 +43,12 @@ impl Report {
 
     /// The location of a YAML marker.
     pub fn locate_marker(&self, marker: &Marker) -> Location {
-        Location {
-            file: self.file_name(marker.source()).to_owned(),
-            line: marker.line().max(1) as u32,
-            column: marker.column().max(1) as u32,
+        let mut position = (marker.line().max(1) as u32, marker.column().max(1) as u32);
+        // At the end of a text the parser can place a value or an error one line past it.
+        if let Some(Some(end)) = self.ends.get(marker.source()) {
+            position = position.min(*end);
         }
+        Location { file: self.file_name(marker.source()).to_owned(), line: position.0, column: position.1 }
     }
 
     /// The location where a span starts, if it has one.
