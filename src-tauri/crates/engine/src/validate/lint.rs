@@ -28,27 +28,33 @@ pub(super) fn warn(crew: &Crew, loaded: &[LoadedAgent], id_spans: &[Span], repor
 
 fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report: &mut Report) {
     // Agents that take a turn of their own, and agents reached only inside a group
-    // (whose own signals are not acted on there).
+    // (whose own signals are not acted on there). Of those taking turns, the ones a
+    // run can be left with: a broadcast target runs once and the run goes on with the
+    // agent that broadcast (DESIGN.md §3), so it needs no way out of its own.
     let mut turns: HashSet<&str> = HashSet::new();
     let mut members: HashSet<&str> = HashSet::new();
+    let mut holders: HashSet<&str> = HashSet::new();
     let mut queue = Vec::new();
     if crew.agent(crew.entry_point.as_str()).is_some() {
-        queue.push(crew.entry_point.as_str());
+        queue.push((crew.entry_point.as_str(), true));
     }
-    while let Some(current) = queue.pop() {
+    while let Some((current, holds)) = queue.pop() {
+        if holds {
+            holders.insert(current);
+        }
         if !turns.insert(current) {
             continue;
         }
         let Some(agent) = crew.agent(current) else { continue };
-        let mut next: Vec<&str> = agent.handoff_targets.iter().map(|t| t.as_str()).collect();
+        let mut next: Vec<(&str, bool)> = agent.handoff_targets.iter().map(|t| (t.as_str(), true)).collect();
         for rule in crew.rules_of(current) {
             for target in &rule.targets {
                 match target {
-                    Target::Agent(id) => next.push(id.as_str()),
+                    Target::Agent(id) => next.push((id.as_str(), rule.behavior != Behavior::Broadcast)),
                     Target::Group(id) => {
                         if let Some(group) = crew.group(id.as_str()) {
                             members.extend(group.agents.iter().map(|a| a.as_str()));
-                            next.push(group.next_agent.as_ref().map_or(current, |n| n.as_str()));
+                            next.push((group.next_agent.as_ref().map_or(current, |n| n.as_str()), true));
                         }
                     }
                 }
@@ -65,14 +71,14 @@ fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report
         if !turns.contains(id) && !members.contains(id) {
             report.at(span, Problem::Unreachable { agent: id.to_owned() }, subject.clone());
         }
-        let only_in_groups = members.contains(id) && !turns.contains(id);
+        let passes_on = (members.contains(id) || turns.contains(id)) && !holders.contains(id);
         let has_exit = agent.is_terminal
             || agent.wait_for_signal
             || !agent.handoff_targets.is_empty()
             || crew.rules_of(id).iter().any(|rule| {
                 !rule.targets.is_empty() || matches!(rule.behavior, Behavior::Terminate | Behavior::Pause)
             });
-        if !has_exit && !only_in_groups {
+        if !has_exit && !passes_on {
             report.at(span, Problem::NoWayOut { agent: id.to_owned() }, subject);
         }
     }

@@ -96,10 +96,11 @@ fn declare(
                 report.at(name.span(), Problem::BadPatternName { signal: name.to_string() }, subject.clone());
                 ok = false;
             }
+            // Still registered, so rules naming it are not reported again as unknown
+            // (the matcher skips a pattern that does not compile).
             if let Err(error) = compile_pattern(pattern) {
                 let problem = Problem::BadPattern { signal: name.to_string(), detail: regex_detail(&error) };
                 report.at(pattern.span(), problem, subject.clone());
-                ok = false;
             }
         }
         None if !is_bracket_name(name) => {
