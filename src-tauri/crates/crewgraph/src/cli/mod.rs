@@ -23,7 +23,7 @@ pub struct Cli {
 const EXAMPLES: &str = "\
 Examples:
   crewgraph validate crews/exam.yaml           check one crew file
-  crewgraph validate crews/*.yaml crews/go-exam check several (a folder with crew.yaml counts as one crew)
+  crewgraph validate crews/*.yaml crews/go-quiz check several (a folder with crew.yaml counts as one crew)
   crewgraph match --signal '[END]' --content 'All done [end]'
                                                prints: case_insensitive";
 
