@@ -1,0 +1,50 @@
+//! Running the binary and reading what it did.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The `crewgraph` binary of this package.
+pub fn crewgraph() -> Command {
+    Command::cargo_bin("crewgraph").expect("the crewgraph binary is built for integration tests")
+}
+
+/// The repository root (where `crews/` is).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().unwrap()
+}
+
+/// The engine's test fixtures: small crew files, each with one kind of mistake.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/fixtures").canonicalize().unwrap()
+}
+
+/// What a run of the binary did.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout split into lines.
+    pub fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+}
+
+/// Runs `crewgraph ARGS` in `dir`, with `stdin` as standard input.
+pub fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
+    let output = crewgraph().current_dir(dir).args(args).write_stdin(stdin).output().expect("crewgraph runs");
+    Run {
+        code: output.status.code().expect("exited, not killed by a signal"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs `crewgraph ARGS` in the engine's fixtures folder.
+pub fn run_on_fixtures(args: &[&str]) -> Run {
+    run_in(&fixtures(), args, "")
+}
