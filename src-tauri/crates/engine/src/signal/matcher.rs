@@ -112,7 +112,60 @@ pub struct SignalMatcher {
     max_exact: usize,
     max_folded: usize,
     max_normalized: usize,
+    ends: SpanEnds,
     patterns: Option<PatternSet>,
+}
+
+/// A prefilter on bracket spans. Whatever the level, a span matches a signal only
+/// if their normalized forms begin and end with the same character; for a span
+/// whose first and last significant characters are ASCII that character is just
+/// their lowercase, so two 128-bit sets of the signals' first and last characters
+/// rule out most spans (`[1]`, `[see note]`) before any folding or normalizing.
+#[derive(Clone, Debug, Default)]
+struct SpanEnds {
+    first: u128,
+    last: u128,
+    /// Some signal normalizes to nothing, or starts or ends outside ASCII: the sets
+    /// cannot rule a span out on that side.
+    first_open: bool,
+    last_open: bool,
+}
+
+impl SpanEnds {
+    fn add(&mut self, normalized: &str) {
+        match normalized.chars().next() {
+            Some(c) if c.is_ascii() => self.first |= 1 << (c as u32),
+            _ => self.first_open = true,
+        }
+        match normalized.chars().next_back() {
+            Some(c) if c.is_ascii() => self.last |= 1 << (c as u32),
+            _ => self.last_open = true,
+        }
+    }
+
+    /// False when `inner` (a span without its brackets) cannot match any signal.
+    fn may_match(&self, inner: &[u8]) -> bool {
+        let significant = |b: &u8| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'_' | b'-');
+        if !self.first_open {
+            if let Some(i) = inner.iter().position(significant) {
+                let c = inner[i];
+                // An ASCII character followed by a combining mark composes (NFC) into another.
+                let composes = inner.get(i + 1).is_some_and(|next| !next.is_ascii());
+                if c.is_ascii() && !composes && self.first & (1 << c.to_ascii_lowercase()) == 0 {
+                    return false;
+                }
+            }
+        }
+        if !self.last_open {
+            if let Some(i) = inner.iter().rposition(significant) {
+                let c = inner[i];
+                if c.is_ascii() && self.last & (1 << c.to_ascii_lowercase()) == 0 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -151,6 +204,7 @@ impl SignalMatcher {
         self.max_exact = self.max_exact.max(name.len());
         self.max_folded = self.max_folded.max(folded.len());
         self.max_normalized = self.max_normalized.max(normalized.len());
+        self.ends.add(&normalized);
         self.exact.entry(name.into()).or_default().push(index);
         self.folded.entry(folded.into()).or_default().push(index);
         self.normalized.entry(normalized.into()).or_default().push(index);
@@ -195,6 +249,9 @@ impl SignalMatcher {
     }
 
     fn check_span(&self, span: &str, start: usize, matches: &mut ReplyMatches) {
+        if !self.ends.may_match(&span.as_bytes()[1..span.len() - 1]) {
+            return;
+        }
         let end = start + span.len();
         if span.len() <= self.max_exact {
             if let Some(signals) = self.exact.get(span) {
@@ -302,6 +359,31 @@ mod tests {
         // DESIGN.md §12: we follow seed 003, `_` and spaces are one separator.
         assert_eq!(level("[ROUTE_EXECUTOR]", "The decision is [ ROUTE  EXECUTOR ]"), MatchLevel::Normalized);
         assert_eq!(level("[ROUTE_EXECUTOR]", "Let me route to [ Route_Executor ] please"), MatchLevel::Normalized);
+    }
+
+    #[test]
+    fn span_prefilter_never_hides_a_match() {
+        // An ASCII letter followed by a combining mark composes into another letter.
+        assert_eq!(level("[ÉND]", "[e\u{301}nd]"), MatchLevel::Normalized);
+        assert_eq!(level("[ÉND]", "[E\u{301}ND]"), MatchLevel::Normalized);
+        // Characters outside ASCII that fold into ASCII (the Kelvin sign folds to k).
+        assert_eq!(level("[KILO]", "[\u{212A}ILO]"), MatchLevel::CaseInsensitive);
+        assert_eq!(level("[\u{212A}ILO]", "[kilo]"), MatchLevel::CaseInsensitive);
+        // Separators at either end do not count; a non-breaking space is whitespace.
+        assert_eq!(level("[END]", "[\u{a0}end\u{a0}]"), MatchLevel::Normalized);
+        assert_eq!(level("[END]", "[-_ end _-]"), MatchLevel::Normalized);
+        // A signal that normalizes to nothing still matches a span of separators.
+        assert_eq!(level("[_]", "[ - ]"), MatchLevel::Normalized);
+    }
+
+    #[test]
+    fn span_prefilter_rules_out_spans_that_cannot_match() {
+        let mut matcher = SignalMatcher::default();
+        matcher.add_bracket(SignalIndex(0), "[END]");
+        assert!(!matcher.ends.may_match(b"1"), "no signal starts with a digit");
+        assert!(!matcher.ends.may_match(b"end of it"), "no signal ends with t");
+        assert!(matcher.ends.may_match(b" End "), "first and last letters fit");
+        assert!(matcher.ends.may_match("\u{212A}d".as_bytes()), "non-ASCII first letters are not judged");
     }
 
     #[test]
