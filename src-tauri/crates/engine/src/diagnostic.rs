@@ -298,7 +298,7 @@ impl Problem {
             TooManyTargets { signal, count } => format!("{signal} leads to {count} places; only a broadcast signal may reach several at once."),
             NotAValidTarget { signal, target, valid } => format!("{signal} may only lead to {valid}, not to '{target}'."),
             DuplicateSignal { signal } => format!("{signal} is in the signal list twice. Keep one."),
-            SignalsCollide { first, second } => format!("{first} and {second} look the same to the crew (case, spaces and '_' are ignored when matching). Rename one."),
+            SignalsCollide { first, second } => format!("{first} and {second} look the same to the crew: when replies are matched, capitals, spaces, '_' and '-' do not count. Rename one."),
             BadPatternName { signal } => format!("The line signal '{signal}' needs a plain name such as review-ready, without brackets."),
             BadPattern { signal, detail } => format!("The pattern of '{signal}' cannot be understood: {detail}."),
             UnknownAllowedAgent { signal, agent } => format!("{signal} lets '{agent}' send it, but there is no such agent."),

@@ -27,7 +27,7 @@ use crate::crew::{Crew, CrewLayout};
 use crate::diagnostic::{Diagnostic, Problem, Subject};
 use crate::file::{AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
 use crate::report::Report;
-use crate::validate::{validate, LoadedAgent};
+use crate::validate::{is_valid_agent_id, validate, LoadedAgent};
 
 /// The largest crew file Crewgraph reads (2 MiB: a hundred long prompts fit easily).
 pub const MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
@@ -133,10 +133,14 @@ fn resolve_agents(
             }
             AgentEntry::Reference(id) => {
                 let listed = Spanned::new(span, id.clone());
-                let path = base.and_then(|(dir, _)| find_agent_path(dir, id));
+                // An id that is not a valid id (`../secrets`) never becomes a path;
+                // validation reports it.
+                let usable = !id.trim().is_empty() && is_valid_agent_id(id);
+                let path = base.filter(|_| usable).and_then(|(dir, _)| find_agent_path(dir, id));
                 let file = match (path, base) {
                     // A file that exists but does not load has been reported already.
                     (Some(path), Some((_, shown))) => load_agent_file(&path, shown, id, report, files),
+                    _ if !usable => None,
                     _ => {
                         let expected = format!("agents/{id}.yaml");
                         let problem = Problem::AgentFileMissing { agent: id.clone(), expected };
@@ -258,7 +262,7 @@ fn is_blank(text: &str) -> bool {
 fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if is_blank(text) {
-        report.in_file(&report.file_name(source).to_owned(), Problem::Empty);
+        report.at_position(source, 1, 1, Problem::Empty);
         return None;
     }
     let lines = yaml_lines(text);

@@ -56,8 +56,8 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
     let groups = rules::build_groups(file, &known, report);
     let group_ids: HashSet<String> = groups.iter().map(|g| g.id.to_string()).collect();
     let strict = file.signals.is_some();
-    let registry = signals::build_registry(file, &known, &group_ids, report);
-    let rules = rules::build_rules(file, &registry, &known, &group_ids, strict, report);
+    let (registry, refused) = signals::build_registry(file, &known, &group_ids, report);
+    let rules = rules::build_rules(file, &registry, &refused, &known, &group_ids, strict, report);
     rules::apply_agent_behaviors(file, &mut agents, report);
     rules::apply_go_defaults(file, &mut agents, &known, report);
 
@@ -100,7 +100,7 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
 }
 
 /// True when `id` is usable as an agent id: letters (any script), digits, `_`, `-`, `.`.
-fn is_valid_agent_id(id: &str) -> bool {
+pub fn is_valid_agent_id(id: &str) -> bool {
     id.chars().all(|c| c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '_' | '-' | '.'))
 }
 

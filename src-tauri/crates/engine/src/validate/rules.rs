@@ -87,6 +87,7 @@ fn written_targets(rule: &RuleFile, fallback: &Span) -> Vec<Spanned<String>> {
 pub(super) fn build_rules(
     file: &CrewFile,
     registry: &SignalRegistry,
+    refused: &HashSet<String>,
     agents: &HashSet<String>,
     groups: &HashSet<String>,
     strict: bool,
@@ -103,7 +104,8 @@ pub(super) fn build_rules(
         let mut kept = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
             let subject = Subject::Rule { agent: agent.to_string(), index: index as u32 };
-            if let Some(rule) = check_rule(agent, index, rule, registry, agents, groups, strict, subject, report) {
+            let context = RuleContext { registry, refused, agents, groups, strict };
+            if let Some(rule) = check_rule(agent, index, rule, &context, subject, report) {
                 kept.push(rule);
             }
         }
@@ -112,18 +114,25 @@ pub(super) fn build_rules(
     out
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a rule is checked against.
+struct RuleContext<'a> {
+    registry: &'a SignalRegistry,
+    /// Declared signals that were refused (their problem is reported there).
+    refused: &'a HashSet<String>,
+    agents: &'a HashSet<String>,
+    groups: &'a HashSet<String>,
+    strict: bool,
+}
+
 fn check_rule(
     agent: &Spanned<String>,
     index: usize,
     rule: &Spanned<RuleFile>,
-    registry: &SignalRegistry,
-    agents: &HashSet<String>,
-    groups: &HashSet<String>,
-    strict: bool,
+    context: &RuleContext,
     subject: Subject,
     report: &mut Report,
 ) -> Option<Rule> {
+    let RuleContext { registry, refused, agents, groups, strict } = *context;
     let Some(signal) = rule.signal.as_ref().filter(|s| !s.trim().is_empty()) else {
         let field = format!("routing.signals.{}[{index}].signal", agent.as_str());
         report.at(rule.span(), Problem::MissingField { field }, subject);
@@ -148,6 +157,9 @@ fn check_rule(
             report.at(signal.span(), Problem::InvalidSignalFormat { signal: name }, subject);
             return None;
         }
+        // Declared, but refused (a collision): that is reported where it is declared,
+        // and "not registered" would be wrong.
+        None if refused.contains(&name) => {}
         // (An implicit registry refused this name already: it collides with another.)
         None if strict => report.at(signal.span(), Problem::UnknownSignal { signal: name.clone() }, subject.clone()),
         None => {}
@@ -236,7 +248,8 @@ fn check_targets(
                         let problem = Problem::ParallelNeedsGroup { signal: signal.to_owned(), target: target.to_string() };
                         problems.push((*target.span(), problem));
                     }
-                    Some(found) => resolved.push(found),
+                    Some(found) if !resolved.contains(&found) => resolved.push(found),
+                    Some(_) => {} // listed twice: one edge is enough
                 }
             }
         }

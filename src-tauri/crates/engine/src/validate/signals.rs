@@ -22,13 +22,16 @@ use crate::signal::{Behavior, SignalDef, SignalOrigin, SignalRegistry};
 /// The default priority of a crew's own signals.
 const DEFAULT_PRIORITY: i32 = 50;
 
+/// Builds the registry; also returns the names that were declared but refused
+/// (already reported), so rules using them are not reported a second time.
 pub(super) fn build_registry(
     file: &CrewFile,
     agents: &HashSet<String>,
     groups: &HashSet<String>,
     report: &mut Report,
-) -> SignalRegistry {
-    let mut registry = Registering { registry: SignalRegistry::new(), normalized: HashMap::new() };
+) -> (SignalRegistry, HashSet<String>) {
+    let mut registry =
+        Registering { registry: SignalRegistry::new(), normalized: HashMap::new(), refused: HashSet::new() };
     match &file.signals {
         Some(declared) => {
             for (index, entry) in declared.iter().enumerate() {
@@ -37,7 +40,7 @@ pub(super) fn build_registry(
         }
         None => register_implicitly(file, groups, &mut registry, report),
     }
-    let Registering { mut registry, normalized } = registry;
+    let Registering { mut registry, normalized, refused } = registry;
     for builtin in builtins() {
         let shadowed = registry.lookup(builtin.name.as_str()).is_some()
             || normalized.contains_key(&normalize(inner(builtin.name.as_str())));
@@ -45,13 +48,14 @@ pub(super) fn build_registry(
             registry.insert(builtin);
         }
     }
-    registry
+    (registry, refused)
 }
 
 /// A registry being built, with the normalized form of each bracket name in it.
 struct Registering {
     registry: SignalRegistry,
     normalized: HashMap<String, String>,
+    refused: HashSet<String>,
 }
 
 impl Registering {
@@ -68,6 +72,7 @@ impl Registering {
             if let Some(first) = self.normalized.get(&key) {
                 let problem = Problem::SignalsCollide { first: first.clone(), second: def.name.to_string() };
                 report.at(at.span(), problem, subject);
+                self.refused.insert(def.name.to_string());
                 return;
             }
             self.normalized.insert(key, def.name.to_string());
@@ -139,6 +144,7 @@ fn declare(
         }
     }
     if !ok {
+        registering.refused.insert(name.to_string());
         return;
     }
     let def = SignalDef {

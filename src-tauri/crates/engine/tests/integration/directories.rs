@@ -152,3 +152,24 @@ fn crew_yaml_named_directly_loads_the_same_crew_as_its_directory() {
     assert_eq!(crew.layout, CrewLayout::Directory);
     assert!(crew.agent("b").unwrap().is_terminal);
 }
+
+/// Regression: an id such as `../outside` in crew.yaml made the loader read
+/// `agents/../outside.yaml`, a file outside the crew's `agents/` folder.
+#[test]
+fn agent_id_that_is_a_path_never_reads_a_file_outside_agents() {
+    let dir = crew_dir(&[
+        ("crew/crew.yaml", "name: Escape\nentry_point: a\nagents:\n  - a\n  - ../outside\n"),
+        ("crew/agents/a.yaml", "id: a\nis_terminal: true\n"),
+        ("crew/outside.yaml", "id: ../outside\nname: Should never be read\n"),
+    ]);
+    let crew_path = dir.path().join("crew");
+    let loaded = load_path(&crew_path);
+    assert!(
+        loaded.files.iter().all(|f| !f.ends_with("outside.yaml")),
+        "read a file outside agents/: {:?}",
+        loaded.files
+    );
+    let text = fs::read_to_string(crew_path.join("crew.yaml")).unwrap();
+    let message = "agent id '../outside' may only contain letters, digits, '_', '-' and '.'";
+    assert_eq!(listing(&loaded, &crew_path), [format!("crew.yaml:{}: {message}", pos(&text, "../outside"))]);
+}

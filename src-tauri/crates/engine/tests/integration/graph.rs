@@ -186,3 +186,13 @@ fn a_rule_whose_edge_cannot_be_drawn_is_badged_on_its_agent() {
         ]
     );
 }
+
+/// Regression: a broadcast listing the same agent twice drew two edges with the same
+/// id, which React Flow cannot tell apart.
+#[test]
+fn broadcast_listing_a_target_twice_draws_one_edge() {
+    let crew = valid("entry_point: a\nagents:\n  - id: a\n  - id: b\n    is_terminal: true\nsignals:\n  - { name: \"[TELL]\", behavior: broadcast }\nrouting:\n  signals:\n    a:\n      - { signal: \"[TELL]\", target: [b, b] }\n");
+    let view = CrewGraph::build(&crew).view(&crew);
+    let ids: Vec<_> = view.edges.iter().filter(|e| e.signal.as_deref() == Some("[TELL]")).map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["rule:a:0:agent:b"]);
+}

@@ -323,3 +323,24 @@ fn pattern_signal_needs_a_plain_name() {
     let errors = errors(&loaded);
     assert_eq!(errors[0], at(&yaml, "\"[stuck]\"", message));
 }
+
+/// Regression: a rule using a declared signal refused for colliding with another
+/// was also reported as `not registered (unknown signal)`.
+#[test]
+fn rule_using_a_signal_refused_for_a_collision_reports_only_the_collision() {
+    let yaml = r#"entry_point: a
+agents:
+  - id: a
+  - id: b
+    is_terminal: true
+signals:
+  - name: "[GO_ON]"
+  - name: "[go on]"
+routing:
+  signals:
+    a:
+      - { signal: "[go on]", target: b }
+"#;
+    let message = "signals '[GO_ON]' and '[go on]' are the same after normalization";
+    assert_eq!(errors(&load(yaml)), [at(yaml, "\"[go on]\"", message)]);
+}
