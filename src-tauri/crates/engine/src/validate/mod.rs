@@ -83,7 +83,7 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
             .as_ref()
             .map(|n| n.to_string())
             .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| report.file_name(0).rsplit('/').next().unwrap_or("crew").to_owned()),
+            .unwrap_or_else(|| fallback_name(report.file_name(0))),
         description: file.description.clone().unwrap_or_default(),
         version: file.version.as_ref().map_or_else(|| "1.0".to_owned(), |v| v.to_string()),
         entry_point,
@@ -97,6 +97,19 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
     };
     lint::warn(&crew, loaded, &id_spans, report);
     crew
+}
+
+/// A crew without a `name:` is called after its file (`triage.yaml` → `triage`),
+/// or after its folder when the file is a crew folder's `crew.yaml`.
+fn fallback_name(file: &str) -> String {
+    let path = std::path::Path::new(file);
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let folder = path.parent().and_then(|p| p.file_name()).map(|f| f.to_string_lossy().into_owned());
+    match folder {
+        Some(folder) if stem == "crew" => folder,
+        _ if stem.is_empty() => "crew".to_owned(),
+        _ => stem,
+    }
 }
 
 /// True when `id` is usable as an agent id: letters (any script), digits, `_`, `-`, `.`.
@@ -338,4 +351,17 @@ fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fallback_name;
+
+    #[test]
+    fn unnamed_crews_are_called_after_their_file_or_folder() {
+        assert_eq!(fallback_name("crews/triage.yaml"), "triage");
+        assert_eq!(fallback_name("crews/it-support/crew.yaml"), "it-support");
+        assert_eq!(fallback_name("crew.yaml"), "crew");
+        assert_eq!(fallback_name(""), "crew");
+    }
 }
