@@ -19,7 +19,7 @@ use std::io::ErrorKind;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use marked_yaml::{LoadError, LoaderOptions, Node, Span, Spanned};
+use marked_yaml::{LoadError, LoaderOptions, Marker, Node, Span, Spanned};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -287,7 +287,7 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
         LoadError::ScanError(m, scan) => (m, Problem::Syntax { detail: scan.info().to_owned() }),
         LoadError::DuplicateKey(inner) => {
             let first_line = inner.prev_key.span().start().map_or(0, |m| m.line() as u32);
-            let marker = *inner.key.span().start().expect("keys carry a start marker");
+            let marker = inner.key.span().start().copied().unwrap_or_else(|| Marker::new(source, 0, 1, 1));
             (marker, Problem::DuplicateKey { key: inner.key.as_str().to_owned(), first_line })
         }
     };

@@ -170,7 +170,9 @@ impl SpanEnds {
 
 #[derive(Clone, Debug)]
 struct PatternSet {
-    set: RegexSet,
+    /// All patterns in one automaton; None when together they exceed the regex
+    /// library's size limit (each is then tried on its own).
+    set: Option<RegexSet>,
     each: Vec<(SignalIndex, Regex)>,
 }
 
@@ -191,8 +193,7 @@ impl SignalMatcher {
             }
         }
         if !patterns.is_empty() {
-            let set = RegexSet::new(patterns.iter().map(|(_, regex)| regex.as_str()))
-                .expect("each pattern compiled on its own");
+            let set = RegexSet::new(patterns.iter().map(|(_, regex)| regex.as_str())).ok();
             matcher.patterns = Some(PatternSet { set, each: patterns });
         }
         matcher
@@ -217,7 +218,11 @@ impl SignalMatcher {
             self.scan_brackets(reply, &mut matches);
         }
         if let Some(patterns) = &self.patterns {
-            for i in patterns.set.matches(reply).iter() {
+            let candidates: Vec<usize> = match &patterns.set {
+                Some(set) => set.matches(reply).iter().collect(),
+                None => (0..patterns.each.len()).collect(),
+            };
+            for i in candidates {
                 let (signal, regex) = &patterns.each[i];
                 if let Some(captures) = regex.captures(reply) {
                     let whole = captures.get(0).expect("group 0 always exists");
@@ -384,6 +389,18 @@ mod tests {
         assert!(!matcher.ends.may_match(b"end of it"), "no signal ends with t");
         assert!(matcher.ends.may_match(b" End "), "first and last letters fit");
         assert!(matcher.ends.may_match("\u{212A}d".as_bytes()), "non-ASCII first letters are not judged");
+    }
+
+    #[test]
+    fn patterns_too_big_to_combine_are_tried_one_by_one() {
+        let each = vec![
+            (SignalIndex(0), compile_pattern(r"^READY:\s*(\S+)").unwrap()),
+            (SignalIndex(1), compile_pattern(r"^DONE$").unwrap()),
+        ];
+        let matcher = SignalMatcher { patterns: Some(PatternSet { set: None, each }), ..SignalMatcher::default() };
+        let found = matcher.scan("work\nREADY: t-1\nDONE");
+        let got: Vec<_> = found.iter().map(|m| (m.signal, m.payload.clone())).collect();
+        assert_eq!(got, [(SignalIndex(0), Some("t-1".into())), (SignalIndex(1), None)]);
     }
 
     #[test]
