@@ -115,3 +115,17 @@ test("the Go-engine crew folder opens with its parallel group and fallback", asy
   assert.deepEqual(await session.texts(".group-name"), ["after_answer"]);
   await session.screenshot(`${OUT}/06-go-folder.png`);
 });
+
+test("a long chain is laid out so its cards stay readable", async () => {
+  await openExample("research-loop.yaml");
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 4 });
+  await new Promise((r) => setTimeout(r, 300));
+  // Read at no less than ~70 % of their size: a card's name stays above 9 px.
+  const smallest = await session.execute(`
+    return Math.min(...[...document.querySelectorAll('.react-flow__node-agent .agent-name')]
+      .map((n) => n.getBoundingClientRect().height));`);
+  assert.ok(smallest >= 9, `agent names are drawn ${smallest.toFixed(1)} px high`);
+  const pills = await session.texts(".edge-pill");
+  assert.ok(pills.some((p) => p.includes("[REVISE]")), `the judge's way back is labelled; pills: ${pills}`);
+  await session.screenshot(`${OUT}/07-research-chain.png`);
+});

@@ -8,11 +8,12 @@ import {
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
+  getViewportForBounds,
   useEdgesState,
   useNodesState,
   useReactFlow,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import { type Layout, layoutGraph } from "../graph/layout";
 import { badgesByTarget, problemSummary } from "../graph/problems";
@@ -50,12 +51,15 @@ function CrewCanvas({ doc }: { doc: CrewDocument }) {
   const [edges, setEdges, onEdgesChange] = useEdgesState<CrewEdge>([]);
   const flow = useReactFlow<CrewNode, CrewEdge>();
   const badges = useMemo(() => badgesByTarget(doc.problems), [doc]);
+  const canvas = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     let current = true;
     setLayout(null);
     setSelected(null);
-    layoutGraph(doc.graph)
+    const box = canvas.current;
+    const aspect = box && box.clientHeight > 0 ? box.clientWidth / box.clientHeight : undefined;
+    layoutGraph(doc.graph, aspect)
       .then((laid) => current && setLayout(laid))
       .catch((error: unknown) => current && setLayoutError(String(error)));
     return () => {
@@ -63,14 +67,26 @@ function CrewCanvas({ doc }: { doc: CrewDocument }) {
     };
   }, [doc]);
 
+  // Fits the whole drawing — routes and pills included, which React Flow's own fit
+  // (nodes only) would cut off — into the canvas.
+  const fitAll = useCallback(
+    (duration = 0) => {
+      const box = canvas.current;
+      if (!layout || !box) return;
+      const bounds = { x: 0, y: 0, width: layout.width, height: layout.height };
+      const viewport = getViewportForBounds(bounds, box.clientWidth, box.clientHeight, 0.2, 1.1, 0.04);
+      flow.setViewport(viewport, { duration: reducedMotion() ? 0 : duration });
+    },
+    [layout, flow],
+  );
+
   useEffect(() => {
     if (!layout) return;
     const next = toFlow(doc.graph, layout, badges);
     setNodes(next.nodes);
     setEdges(next.edges);
-    // Fit once React Flow has measured the new nodes.
-    requestAnimationFrame(() => flow.fitView({ padding: 0.12, maxZoom: 1.1 }));
-  }, [layout, doc, badges, setNodes, setEdges, flow]);
+    requestAnimationFrame(() => fitAll());
+  }, [layout, doc, badges, setNodes, setEdges, fitAll]);
 
   // Selection is ours (clicks on cards, pills and problems all set it).
   useEffect(() => {
@@ -106,7 +122,7 @@ function CrewCanvas({ doc }: { doc: CrewDocument }) {
         </header>
         <div className="crew-body">
           <div className="canvas-column">
-            <div className="canvas" aria-label="Crew graph">
+            <div className="canvas" aria-label="Crew graph" ref={canvas}>
               {!doc.parsed ? (
                 <div className="canvas-empty">
                   <ErrorIcon size={28} />
@@ -133,10 +149,9 @@ function CrewCanvas({ doc }: { doc: CrewDocument }) {
                   colorMode="system"
                   minZoom={0.2}
                   maxZoom={2}
-                  fitView
                 >
                   <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} />
-                  <Controls showInteractive={false} />
+                  <Controls showInteractive={false} onFitView={() => fitAll(300)} />
                   <MiniMap pannable zoomable nodeStrokeWidth={3} ariaLabel="Overview of the crew" style={{ width: 150, height: 96 }} />
                   <Legend />
                 </ReactFlow>

@@ -9,7 +9,8 @@ export function Thumbnail({ graph }: { graph: GraphView }) {
   const [layout, setLayout] = useState<Layout | null>(null);
   useEffect(() => {
     let current = true;
-    layoutGraph(graph).then((laid) => current && setLayout(laid), () => {});
+    // The card's picture is about 2.4 times as wide as it is high.
+    layoutGraph(graph, 2.4).then((laid) => current && setLayout(laid), () => {});
     return () => {
       current = false;
     };

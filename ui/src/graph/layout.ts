@@ -18,7 +18,11 @@ export type Box = { x: number; y: number; width: number; height: number };
 /** An edge's route in canvas coordinates, and where its label goes. */
 export type Route = { points: Point[]; label?: Point };
 
+/** Which way the work flows on the canvas. */
+export type Direction = "RIGHT" | "DOWN";
+
 export type Layout = {
+  direction: Direction;
   nodes: Map<string, Box>;
   edges: Map<string, Route>;
   /** The size of the whole drawing. */
@@ -41,7 +45,6 @@ const elk = new ELK();
 
 const rootOptions = {
   "elk.algorithm": "layered",
-  "elk.direction": "RIGHT",
   "elk.hierarchyHandling": "INCLUDE_CHILDREN",
   "elk.edgeRouting": "ORTHOGONAL",
   "elk.layered.spacing.nodeNodeBetweenLayers": "64",
@@ -64,20 +67,31 @@ export function labelWidth(text: string): number {
   return Math.round([...text].length * 6.8 + 26);
 }
 
-function ports(id: string, width: number, height: number) {
+/** The sides work comes in and goes out on, per direction. */
+const sides: Record<Direction, { in: string; out: string }> = {
+  RIGHT: { in: "WEST", out: "EAST" },
+  DOWN: { in: "NORTH", out: "SOUTH" },
+};
+
+/** Ports in the middle of the in and out sides: where React Flow draws the handles. */
+function ports(id: string, width: number, height: number, direction: Direction) {
+  const [inAt, outAt] =
+    direction === "RIGHT"
+      ? [{ x: 0, y: height / 2 }, { x: width, y: height / 2 }]
+      : [{ x: width / 2, y: 0 }, { x: width / 2, y: height }];
   return [
-    { id: `${id}__in`, x: 0, y: height / 2, width: 0, height: 0, layoutOptions: { "elk.port.side": "WEST" } },
-    { id: `${id}__out`, x: width, y: height / 2, width: 0, height: 0, layoutOptions: { "elk.port.side": "EAST" } },
+    { id: `${id}__in`, ...inAt, width: 0, height: 0, layoutOptions: { "elk.port.side": sides[direction].in } },
+    { id: `${id}__out`, ...outAt, width: 0, height: 0, layoutOptions: { "elk.port.side": sides[direction].out } },
   ];
 }
 
-function leaf(node: ViewNode): ElkNode {
+function leaf(node: ViewNode, direction: Direction): ElkNode {
   const size = nodeSize[node.kind as Exclude<NodeKind, "group">];
   return {
     id: node.id,
     width: size.width,
     height: size.height,
-    ports: ports(node.id, size.width, size.height),
+    ports: ports(node.id, size.width, size.height, direction),
     layoutOptions: { "elk.portConstraints": "FIXED_POS" },
   };
 }
@@ -103,22 +117,50 @@ export function flowOrder(view: GraphView): ViewNode[] {
   return order;
 }
 
-/** Lays the graph out; positions are relative to each node's parent frame. */
-export async function layoutGraph(view: GraphView): Promise<Layout> {
+/** How large a layout can be drawn in a box of `aspect` : 1 (bigger is more readable). */
+export function fitScale(layout: Pick<Layout, "width" | "height">, aspect: number): number {
+  return Math.min(aspect / Math.max(layout.width, 1), 1 / Math.max(layout.height, 1));
+}
+
+/** Lays the graph out both left to right and top to bottom and keeps the one that
+ * fits a canvas of `aspect` (width : height) at the larger scale — a chain reads
+ * best downwards, a fan-out across. Left to right wins unless downwards is clearly
+ * (a tenth) larger. If ELK fails on one direction (it refuses some edges into a
+ * group's member when going downwards), the other is used. Positions are relative
+ * to each node's parent frame. */
+export async function layoutGraph(view: GraphView, aspect = 1.4): Promise<Layout> {
+  const attempt = (direction: Direction) => layoutIn(view, direction).catch((error: unknown) => error as Error);
+  const across = await attempt("RIGHT");
+  const down = await attempt("DOWN");
+  if (across instanceof Error) {
+    if (down instanceof Error) throw across;
+    return down;
+  }
+  if (down instanceof Error) return across;
+  return chooseLayout(across, down, aspect);
+}
+
+/** Left to right, unless top to bottom fits the canvas at a clearly (10 %) larger scale. */
+export function chooseLayout<L extends Pick<Layout, "width" | "height">>(across: L, down: L, aspect: number): L {
+  return fitScale(down, aspect) > fitScale(across, aspect) * 1.1 ? down : across;
+}
+
+/** Lays the graph out in one direction. */
+export async function layoutIn(view: GraphView, direction: Direction): Promise<Layout> {
   const byParent = new Map<string | null, ViewNode[]>();
   for (const node of flowOrder(view)) {
     const parent = node.parent && view.nodes.some((n) => n.id === node.parent) ? node.parent : null;
     byParent.set(parent, [...(byParent.get(parent) ?? []), node]);
   }
   const build = (node: ViewNode): ElkNode => {
-    if (node.kind !== "group") return leaf(node);
+    if (node.kind !== "group") return leaf(node, direction);
     return {
       id: node.id,
       children: (byParent.get(node.id) ?? []).map(build),
       // A group's ports sit on its sides wherever ELK sizes it.
       ports: [
-        { id: `${node.id}__in`, width: 0, height: 0, layoutOptions: { "elk.port.side": "WEST" } },
-        { id: `${node.id}__out`, width: 0, height: 0, layoutOptions: { "elk.port.side": "EAST" } },
+        { id: `${node.id}__in`, width: 0, height: 0, layoutOptions: { "elk.port.side": sides[direction].in } },
+        { id: `${node.id}__out`, width: 0, height: 0, layoutOptions: { "elk.port.side": sides[direction].out } },
       ],
       layoutOptions: {
         "elk.padding": `[top=${groupHeader + 12},left=20,bottom=20,right=20]`,
@@ -140,7 +182,7 @@ export async function layoutGraph(view: GraphView): Promise<Layout> {
   });
   const graph: ElkNode = {
     id: "root",
-    layoutOptions: rootOptions,
+    layoutOptions: { ...rootOptions, "elk.direction": direction },
     children: (byParent.get(null) ?? []).map(build),
     edges,
   };
@@ -168,7 +210,7 @@ export async function layoutGraph(view: GraphView): Promise<Layout> {
           : undefined,
     });
   }
-  return { nodes, edges: routes, width: laid.width ?? 0, height: laid.height ?? 0 };
+  return { direction, nodes, edges: routes, width: laid.width ?? 0, height: laid.height ?? 0 };
 }
 
 /** A node's box in canvas coordinates (adding its parent frames' offsets). */

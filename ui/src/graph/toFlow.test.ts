@@ -6,6 +6,7 @@ import { behaviorColor } from "./style";
 import { toFlow } from "./toFlow";
 
 const layout: Layout = {
+  direction: "RIGHT",
   nodes: new Map([
     ["group:round", { x: 300, y: 10, width: 280, height: 240 }],
     ["agent:teacher", { x: 20, y: 100, width: 232, height: 88 }],
@@ -35,6 +36,12 @@ describe("toFlow", () => {
     expect(student.position).toEqual({ x: 20, y: 56 });
     const teacher = nodes.find((n) => n.id === "agent:teacher")!;
     expect(teacher.parentId).toBeUndefined();
+  });
+
+  it("tells every node which way the work flows, so its handles sit where the routes end", () => {
+    expect(new Set(nodes.map((n) => n.data.direction))).toEqual(new Set(["RIGHT"]));
+    const down = toFlow(examGraph, { ...layout, direction: "DOWN" }, new Map());
+    expect(new Set(down.nodes.map((n) => n.data.direction))).toEqual(new Set(["DOWN"]));
   });
 
   it("gives each node the size the layout planned and the component for its kind", () => {

@@ -4,13 +4,15 @@ import { type Edge, MarkerType, type Node } from "@xyflow/react";
 import type { GraphView } from "../bindings/GraphView";
 import type { ViewEdge } from "../bindings/ViewEdge";
 import type { ViewNode } from "../bindings/ViewNode";
-import type { Layout, Route } from "./layout";
+import type { Direction, Layout, Route } from "./layout";
 import type { Badge } from "./problems";
 import { edgeColor, edgeDashed, edgeLabel } from "./style";
 
 export type CrewNodeData = {
   view: ViewNode;
   badge?: Badge;
+  /** Where the handles go: left/right when the work flows right, top/bottom when down. */
+  direction: Direction;
 };
 
 export type CrewEdgeData = {
@@ -44,7 +46,7 @@ export function toFlow(
       width: box.width,
       height: box.height,
       ...(parentId ? { parentId, extent: "parent" as const } : {}),
-      data: { view: node, badge: badges.get(node.id) },
+      data: { view: node, badge: badges.get(node.id), direction: layout.direction },
       className: `crew-node crew-node-${node.kind}`,
       ...(node.kind === "group" ? { zIndex: -1 } : {}),
     };

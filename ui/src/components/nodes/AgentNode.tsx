@@ -1,6 +1,7 @@
 // An agent as a card: avatar, name, role underneath, model as a small tag (UX.md).
-import { Handle, type NodeProps, Position } from "@xyflow/react";
+import type { NodeProps } from "@xyflow/react";
 import type { CrewNode } from "../../graph/toFlow";
+import { InHandle, OutHandle } from "./handles";
 import { avatarColor, avatarLetter } from "../../graph/style";
 import { FlagIcon } from "../icons";
 import { ProblemBadge } from "../ProblemBadge";
@@ -13,7 +14,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
       data-agent={view.agent ?? undefined}
       title={view.description ?? undefined}
     >
-      <Handle type="target" position={Position.Left} id="in" isConnectable={false} />
+      <InHandle direction={data.direction} />
       <div className="avatar" style={{ background: avatarColor(view.agent ?? view.id) }} aria-hidden>
         {avatarLetter(view.label)}
       </div>
@@ -37,7 +38,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
         </div>
       </div>
       {badge && <ProblemBadge badge={badge} />}
-      <Handle type="source" position={Position.Right} id="out" isConnectable={false} />
+      <OutHandle direction={data.direction} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 // A parallel group as a tinted frame around its members, with its timeout shown.
-import { Handle, type NodeProps, Position } from "@xyflow/react";
+import type { NodeProps } from "@xyflow/react";
 import type { CrewNode } from "../../graph/toFlow";
+import { InHandle, OutHandle } from "./handles";
 import { formatDuration } from "../../graph/style";
 import { GroupIcon } from "../icons";
 import { ProblemBadge } from "../ProblemBadge";
@@ -10,7 +11,7 @@ export function GroupNode({ data, selected }: NodeProps<CrewNode>) {
   const group = view.group;
   return (
     <div className={`group-frame${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}`} data-group={view.label}>
-      <Handle type="target" position={Position.Left} id="in" isConnectable={false} />
+      <InHandle direction={data.direction} />
       <div className="group-header">
         <GroupIcon size={14} />
         <span className="group-name">{view.label}</span>
@@ -21,7 +22,7 @@ export function GroupNode({ data, selected }: NodeProps<CrewNode>) {
           </span>
         )}
       </div>
-      <Handle type="source" position={Position.Right} id="out" isConnectable={false} />
+      <OutHandle direction={data.direction} />
     </div>
   );
 }
