@@ -88,6 +88,27 @@ pub struct ViewNode {
     pub group: Option<GroupInfo>,
 }
 
+impl ViewNode {
+    /// A node with only an id, a kind and a label; the rest empty.
+    fn new(id: String, kind: NodeKind, label: String) -> Self {
+        ViewNode {
+            id,
+            kind,
+            label,
+            agent: None,
+            role: None,
+            model: None,
+            description: None,
+            tags: Vec::new(),
+            parent: None,
+            entry: false,
+            terminal: false,
+            waits: false,
+            group: None,
+        }
+    }
+}
+
 /// Which routing rule an edge draws.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]
@@ -138,32 +159,19 @@ impl CrewGraph {
         let mut nodes: Vec<ViewNode> = Vec::new();
         for group in &crew.routing.groups {
             nodes.push(ViewNode {
-                id: format!("group:{}", group.id),
-                kind: NodeKind::Group,
-                label: group.id.to_string(),
-                agent: None,
-                role: None,
-                model: None,
                 description: Some(group.description.clone()).filter(|d| !d.is_empty()),
-                tags: Vec::new(),
-                parent: None,
-                entry: false,
-                terminal: false,
-                waits: false,
                 group: Some(GroupInfo {
                     members: group.agents.iter().map(|a| a.to_string()).collect(),
                     timeout_ms: group.timeout.as_millis() as u64,
                     wait_for_all: group.wait_for_all,
                     next_agent: group.next_agent.as_ref().map(|a| a.to_string()),
                 }),
+                ..ViewNode::new(format!("group:{}", group.id), NodeKind::Group, group.id.to_string())
             });
         }
         for agent in &crew.agents {
             let groups: Vec<_> = crew.routing.groups.iter().filter(|g| g.agents.contains(&agent.id)).collect();
             nodes.push(ViewNode {
-                id: format!("agent:{}", agent.id),
-                kind: NodeKind::Agent,
-                label: agent.name.clone(),
                 agent: Some(agent.id.to_string()),
                 role: Some(agent.role.clone()).filter(|r| !r.is_empty()),
                 model: agent.model_label().map(str::to_owned),
@@ -176,7 +184,7 @@ impl CrewGraph {
                 entry: agent.id == crew.entry_point,
                 terminal: agent.is_terminal,
                 waits: agent.wait_for_signal,
-                group: None,
+                ..ViewNode::new(format!("agent:{}", agent.id), NodeKind::Agent, agent.name.clone())
             });
         }
         for index in self.graph.node_indices() {
@@ -189,21 +197,7 @@ impl CrewGraph {
                 ),
                 _ => continue,
             };
-            nodes.push(ViewNode {
-                id: node_id(&self.graph[index]),
-                kind,
-                label,
-                agent: None,
-                role: None,
-                model: None,
-                description: None,
-                tags: Vec::new(),
-                parent: None,
-                entry: false,
-                terminal: false,
-                waits: false,
-                group: None,
-            });
+            nodes.push(ViewNode::new(node_id(&self.graph[index]), kind, label));
         }
 
         let mut edges = Vec::new();
