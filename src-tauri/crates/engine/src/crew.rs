@@ -168,7 +168,7 @@ pub struct ParallelGroup {
 }
 
 /// How the next agent is chosen (DESIGN.md §5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, TS)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum Strategy {

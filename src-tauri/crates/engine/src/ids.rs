@@ -77,3 +77,7 @@ string_id!(
     /// identifier (`review-ready`) for pattern signals. Case-sensitive.
     SignalName
 );
+string_id!(
+    /// The id of a run (`run-…`), unique within a store.
+    RunId
+);

@@ -49,10 +49,11 @@ pub mod graph;
 pub mod ids;
 pub mod load;
 pub mod report;
+pub mod run;
 pub mod signal;
 pub mod validate;
 
 pub use crew::Crew;
 pub use diagnostic::{Diagnostic, Problem, Severity};
-pub use ids::{AgentId, GroupId, SignalName};
+pub use ids::{AgentId, GroupId, RunId, SignalName};
 pub use load::{load_path, load_str, Loaded};

@@ -1,0 +1,80 @@
+//! The seam to language models: [`LlmClient`]. Providers (`crewgraph-llm`) implement
+//! it; the run loop calls it once per agent turn (and again after tool calls).
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::message::{Message, ToolCall};
+use crate::ids::AgentId;
+
+/// A tool the agent may call, as the model is told about it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub parameters: serde_json::Value,
+}
+
+/// One call to a model: an agent's system prompt, the history it sees, its tools.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlmRequest {
+    /// The agent speaking (the scripted provider picks its replies by it).
+    pub agent: AgentId,
+    /// A named model or `provider/model`; None = the default model.
+    pub model: Option<String>,
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub temperature: Option<f64>,
+}
+
+/// Tokens a provider reports having used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+}
+
+/// A model's answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LlmReply {
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Option<Usage>,
+}
+
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// The provider (or a script's `error:` entry) reported a failure.
+    #[error("{0}")]
+    Failed(String),
+    /// The script has no reply left for this agent.
+    #[error("the script has no reply left for agent '{0}'")]
+    ScriptExhausted(AgentId),
+    /// The script has no replies at all for this agent.
+    #[error("the script has no replies for agent '{0}'")]
+    NoScriptFor(AgentId),
+    /// The call was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Receives a reply's text as it streams.
+pub type TokenSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
+
+/// A language model provider.
+#[async_trait]
+pub trait LlmClient: Send + Sync {
+    /// Answers `request`, passing each piece of text to `on_token` as it arrives and
+    /// returning the whole reply. Must stop promptly (with [`LlmError::Cancelled`])
+    /// once `cancel` fires.
+    async fn complete(
+        &self,
+        request: &LlmRequest,
+        on_token: TokenSink<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<LlmReply, LlmError>;
+}

@@ -1,0 +1,147 @@
+//! A [`RunStore`] in memory: for tests about logic rather than storage, and for
+//! runs nobody wants to keep. It checks steps exactly as the SQLite store does.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+
+use super::event::{RunEvent, RunStatus};
+use super::message::Message;
+use super::store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun};
+use crate::ids::RunId;
+
+#[derive(Debug)]
+struct Entry {
+    record: RunRecord,
+    snapshot: RunSnapshot,
+    history: Vec<Message>,
+    events: Vec<RunEvent>,
+}
+
+/// Runs kept in memory for the life of the process.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    runs: Mutex<(Vec<RunId>, HashMap<RunId, Entry>)>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Vec<RunId>, &mut HashMap<RunId, Entry>) -> T) -> T {
+        let mut guard = self.runs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (order, runs) = &mut *guard;
+        f(order, runs)
+    }
+}
+
+/// Checks that `step` continues what is stored: `seq` and history without gaps.
+pub(crate) fn check_continues(
+    id: &RunId,
+    next_seq: u64,
+    history_len: u32,
+    step: &StepRecord,
+) -> Result<(), StoreError> {
+    let out_of_order = |detail: String| StoreError::OutOfOrder { run: id.clone(), detail };
+    for (i, event) in step.events.iter().enumerate() {
+        let expected = next_seq + i as u64;
+        if event.seq != expected || event.run_id != *id {
+            return Err(out_of_order(format!("event seq {} of run '{}' where seq {expected} was due", event.seq, event.run_id)));
+        }
+    }
+    let events_end = next_seq + step.events.len() as u64;
+    if step.snapshot.next_seq != events_end {
+        return Err(out_of_order(format!("snapshot says next seq {}, the events end at {events_end}", step.snapshot.next_seq)));
+    }
+    let history_end = history_len + step.history.len() as u32;
+    if step.snapshot.history_len != history_end {
+        return Err(out_of_order(format!(
+            "snapshot says {} history entries, the store will have {history_end}",
+            step.snapshot.history_len
+        )));
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl RunStore for MemoryStore {
+    async fn create_run(&self, record: &RunRecord, first: &StepRecord) -> Result<(), StoreError> {
+        check_continues(&record.id, 0, 0, first)?;
+        self.with(|order, runs| {
+            if runs.contains_key(&record.id) {
+                return Err(StoreError::AlreadyExists(record.id.clone()));
+            }
+            order.push(record.id.clone());
+            runs.insert(
+                record.id.clone(),
+                Entry {
+                    record: record.clone(),
+                    snapshot: first.snapshot.clone(),
+                    history: first.history.clone(),
+                    events: first.events.clone(),
+                },
+            );
+            Ok(())
+        })
+    }
+
+    async fn append_step(&self, step: &StepRecord) -> Result<(), StoreError> {
+        self.with(|_, runs| {
+            let entry = runs.get_mut(&step.run_id).ok_or_else(|| StoreError::NoSuchRun(step.run_id.clone()))?;
+            check_continues(&step.run_id, entry.snapshot.next_seq, entry.history.len() as u32, step)?;
+            entry.events.extend(step.events.iter().cloned());
+            entry.history.extend(step.history.iter().cloned());
+            entry.snapshot = step.snapshot.clone();
+            Ok(())
+        })
+    }
+
+    async fn load_run(&self, id: &RunId) -> Result<Option<StoredRun>, StoreError> {
+        Ok(self.with(|_, runs| {
+            runs.get(id).map(|e| StoredRun { record: e.record.clone(), snapshot: e.snapshot.clone(), history: e.history.clone() })
+        }))
+    }
+
+    async fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
+        Ok(self.with(|order, runs| {
+            order
+                .iter()
+                .rev()
+                .filter_map(|id| runs.get(id))
+                .map(|e| RunSummary {
+                    id: e.record.id.clone(),
+                    crew_name: e.record.crew_name.clone(),
+                    input: e.record.input.clone(),
+                    status: e.snapshot.status,
+                    created_at: e.record.created_at,
+                    updated_at: e.snapshot.updated_at,
+                    steps: e.snapshot.steps,
+                    handoffs: e.snapshot.handoffs,
+                    error: e.snapshot.error.clone(),
+                })
+                .collect()
+        }))
+    }
+
+    async fn events(&self, id: &RunId, after: Option<u64>) -> Result<Vec<RunEvent>, StoreError> {
+        self.with(|_, runs| {
+            let entry = runs.get(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+            Ok(entry.events.iter().filter(|e| after.is_none_or(|a| e.seq > a)).cloned().collect())
+        })
+    }
+
+    async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {
+        self.with(|_, runs| {
+            let entry = runs.get_mut(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+            if from.contains(&entry.snapshot.status) {
+                entry.snapshot.status = RunStatus::Running;
+                Ok(true)
+            } else {
+                Ok(false)
+            }
+        })
+    }
+}

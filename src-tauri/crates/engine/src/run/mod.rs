@@ -1,0 +1,24 @@
+//! Running a crew (DESIGN.md §4): the loop that calls agents, matches their signals,
+//! routes the work and writes every step to the store before the next begins.
+//!
+//! The seams, each a trait injected into a run: [`llm::LlmClient`] (the models),
+//! [`store::RunStore`] (persistence), [`sink::EventSink`] (live events),
+//! [`time::Clock`] and [`time::IdSource`] (so traces are byte-stable in tests).
+//! Everything a run does is a [`event::RunEvent`]; its history is a list of
+//! [`message::Message`]s.
+
+pub mod event;
+pub mod llm;
+pub mod memory;
+pub mod message;
+pub mod sink;
+pub mod store;
+pub mod time;
+
+pub use event::{Candidate, EventKind, RunEvent, RunStatus};
+pub use llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
+pub use memory::MemoryStore;
+pub use message::{Message, Role, ToolCall};
+pub use sink::{CollectingSink, EventSink, NullSink};
+pub use store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Turn};
+pub use time::{Clock, IdSource, RandomIds, SequentialIds, SteppingClock, SystemClock, Timestamp};

@@ -1,0 +1,145 @@
+//! The seam to persistence: [`RunStore`]. Every step of a run is written before the
+//! next begins (DESIGN.md §4, §8), as one [`StepRecord`] in one transaction, so a
+//! run survives a crash and resumes from its last stored step. A write holds only
+//! what the step added — its events, its new history entries, the small
+//! [`RunSnapshot`] — never the whole history again.
+//!
+//! Implementations: `crewgraph-store`'s SQLite store, and [`super::memory::MemoryStore`].
+//! Both pass one conformance suite. No SQLite type crosses this trait.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::event::{RunEvent, RunStatus};
+use super::message::Message;
+use super::time::Timestamp;
+use crate::ids::{AgentId, RunId};
+
+/// What a run was started with; written once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub id: RunId,
+    pub crew_name: String,
+    /// The crew file or folder, to load the crew again on resume.
+    pub crew_path: Option<String>,
+    /// A fingerprint of the crew as it ran, to notice a crew changed before a resume.
+    pub crew_fingerprint: String,
+    pub input: String,
+    pub created_at: Timestamp,
+}
+
+/// One transfer, as loop detection remembers it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub agent: AgentId,
+    /// A fingerprint of the agent's reply (normalized text).
+    pub reply: String,
+}
+
+/// The state a run needs to go on, small and rewritten each step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSnapshot {
+    pub status: RunStatus,
+    /// The agent that works next (or, once finished, the one that worked last).
+    pub current_agent: AgentId,
+    pub handoffs: u32,
+    /// Agent turns so far.
+    pub steps: u32,
+    /// The `seq` the next event gets.
+    pub next_seq: u64,
+    /// Replies in a row without a signal (`on_no_signal: reprompt`).
+    pub strikes: u32,
+    /// The most recent turns, for loop detection.
+    pub recent: Vec<Turn>,
+    /// How many entries the history has (the store appends after them).
+    pub history_len: u32,
+    /// Why the run failed.
+    pub error: Option<String>,
+    pub updated_at: Timestamp,
+}
+
+/// Everything one step changes, written in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepRecord {
+    pub run_id: RunId,
+    /// The step's events, in `seq` order, continuing the run's previous events.
+    pub events: Vec<RunEvent>,
+    /// Entries appended to the history in this step, in order.
+    pub history: Vec<Message>,
+    /// The run's state after the step.
+    pub snapshot: RunSnapshot,
+}
+
+/// A stored run: how it started, where it stands, what its agents have said.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRun {
+    pub record: RunRecord,
+    pub snapshot: RunSnapshot,
+    pub history: Vec<Message>,
+}
+
+/// A run in a listing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct RunSummary {
+    pub id: RunId,
+    pub crew_name: String,
+    pub input: String,
+    pub status: RunStatus,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub steps: u32,
+    pub handoffs: u32,
+    pub error: Option<String>,
+}
+
+/// Why the store failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The run does not exist.
+    #[error("there is no run '{0}'")]
+    NoSuchRun(RunId),
+    /// `create_run` for an id already stored.
+    #[error("run '{0}' already exists")]
+    AlreadyExists(RunId),
+    /// A step whose events do not continue the stored ones, or whose history does
+    /// not continue the stored history (a writer that lost track, or two writers).
+    #[error("run '{run}': {detail}")]
+    OutOfOrder { run: RunId, detail: String },
+    /// Another writer holds the database for too long.
+    #[error("the database is busy (locked by another program): {0}")]
+    Busy(String),
+    /// The database file is damaged or not a Crewgraph database.
+    #[error("the database is damaged or is not a Crewgraph database: {0}")]
+    Corrupt(String),
+    /// The disk refused (permissions, a full disk, a read-only folder …).
+    #[error("the database could not be written: {0}")]
+    Io(String),
+}
+
+/// Where runs are kept.
+#[async_trait]
+pub trait RunStore: Send + Sync {
+    /// Stores a new run with its first step. Fails with `AlreadyExists` for a known id.
+    async fn create_run(&self, record: &RunRecord, first: &StepRecord) -> Result<(), StoreError>;
+
+    /// Appends one step, atomically: all of it or none of it is stored. Its first
+    /// event's `seq` must be the stored snapshot's `next_seq`, and its history must
+    /// continue at the stored `history_len`; otherwise `OutOfOrder` and nothing is written.
+    async fn append_step(&self, step: &StepRecord) -> Result<(), StoreError>;
+
+    /// A run with its snapshot and whole history; None if unknown.
+    async fn load_run(&self, id: &RunId) -> Result<Option<StoredRun>, StoreError>;
+
+    /// Every run, newest first.
+    async fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;
+
+    /// A run's events in `seq` order, those after `after` only when given.
+    /// `NoSuchRun` for an unknown run.
+    async fn events(&self, id: &RunId, after: Option<u64>) -> Result<Vec<RunEvent>, StoreError>;
+
+    /// Atomically moves a run whose status is one of `from` to `Running`, so two
+    /// resumes of one paused run cannot both win. True when this call moved it.
+    async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError>;
+}
