@@ -43,6 +43,8 @@ pub struct Crew {
     pub settings: Settings,
     /// MCP servers declared under `tools.servers`.
     pub tool_servers: Vec<ToolServer>,
+    /// The hosts the built-in `http_get` may reach (`tools.http_get.allow`).
+    pub http_allow: Vec<String>,
     /// Whether the crew came from one file or a Go-engine crew directory.
     pub layout: CrewLayout,
 }
@@ -105,6 +107,8 @@ pub struct Agent {
     pub is_terminal: bool,
     /// No signal matched → pause for the person.
     pub wait_for_signal: bool,
+    /// The most of the history (estimated tokens) it is shown; None = the crew's.
+    pub context_budget: Option<u32>,
 }
 
 impl Agent {
@@ -276,6 +280,8 @@ pub struct Settings {
     pub max_rounds: u32,
     pub timeout: Duration,
     pub language: String,
+    /// The most of the history (estimated tokens) an agent is shown; None = all of it.
+    pub context_budget: Option<u32>,
 }
 
 impl Default for Settings {
@@ -286,6 +292,7 @@ impl Default for Settings {
             max_rounds: DEFAULT_MAX_ROUNDS,
             timeout: DEFAULT_RUN_TIMEOUT,
             language: "en".into(),
+            context_budget: None,
         }
     }
 }

@@ -32,6 +32,13 @@ macro_rules! string_id {
             }
         }
 
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
         impl Borrow<str> for $name {
             fn borrow(&self) -> &str {
                 &self.0

@@ -49,6 +49,7 @@ pub mod graph;
 pub mod ids;
 pub mod load;
 pub mod report;
+pub mod routing;
 pub mod run;
 pub mod signal;
 pub mod validate;

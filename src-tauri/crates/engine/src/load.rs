@@ -83,6 +83,16 @@ pub fn load_str(name: &str, text: &str) -> Loaded {
     Loaded { crew, diagnostics: report.finish(), files: Vec::new() }
 }
 
+/// Parses YAML text into any serde type with the positions and messages crew files
+/// get: errors, and unknown keys as warnings, each with `file:line:col`. For other
+/// YAML files of Crewgraph's (scripts), so they report problems the same way.
+pub fn parse_yaml<T: DeserializeOwned + Serialize>(name: &str, text: &str) -> (Option<T>, Vec<Diagnostic>) {
+    let mut report = Report::new();
+    let source = report.add_file(name.to_owned());
+    let value = parse_text(source, text, &mut report).and_then(|node| deserialize::<T>(&node, &mut report, Context::Other));
+    (value, report.finish())
+}
+
 fn load_from_disk(path: &Path, shown: &str, report: &mut Report, files: &mut Vec<PathBuf>) -> Option<Crew> {
     let metadata = match fs::metadata(path) {
         Ok(metadata) => metadata,
@@ -329,6 +339,8 @@ fn indenting_tab(lines: &[&str], from: u32) -> Option<(u32, u32)> {
 enum Context {
     Crew,
     AgentFile,
+    /// Any other file (no Go-engine keys to let pass).
+    Other,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! # crewgraph-llm
 //!
 //! The model providers behind the engine's `LlmClient` trait, one file each
-//! (DESIGN.md §6). Nothing is implemented yet; this crate will own:
+//! (DESIGN.md §6). This crate owns:
 //!
 //! - `openai`: any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM,
 //!   llama.cpp's server, OpenRouter) — chat completions streamed over server-sent
@@ -15,3 +15,8 @@
 //!   API keys from the OS keyring or the environment, never from crew files.
 //!
 //! The engine never depends on this crate; the binaries wire a provider in.
+//! Implemented so far: [`scripted`].
+
+pub mod scripted;
+
+pub use scripted::{Script, ScriptError, ScriptedLlm};

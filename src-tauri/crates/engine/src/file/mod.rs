@@ -75,6 +75,8 @@ pub struct AgentFile {
     pub handoff_targets: Vec<Spanned<String>>,
     pub is_terminal: Option<bool>,
     pub wait_for_signal: Option<bool>,
+    /// The most of the history (in estimated tokens) this agent is shown.
+    pub context_budget: Option<Spanned<u32>>,
 }
 
 /// The Go engine's `primary:` / `backup:` model block.
@@ -193,6 +195,8 @@ pub struct SettingsFile {
     pub timeout_seconds: Option<Spanned<u64>>,
     pub parallel_timeout_seconds: Option<Spanned<u64>>,
     pub language: Option<String>,
+    /// The most of the history (in estimated tokens) an agent is shown.
+    pub max_context_window: Option<Spanned<u32>>,
 }
 
 /// Settings of the Go engine that Crewgraph accepts without using (so its crew
@@ -225,7 +229,6 @@ pub const GO_ENGINE_SETTINGS: &[&str] = &[
     "max_memory_mb",
     "max_daily_memory_gb",
     "memory_alert_percent",
-    "max_context_window",
     "context_trim_percent",
     "slow_call_threshold_seconds",
     "max_errors_per_hour",
@@ -240,10 +243,19 @@ pub const GO_ENGINE_SETTINGS: &[&str] = &[
 /// Agent keys of the Go engine that Crewgraph accepts without using.
 pub const GO_ENGINE_AGENT_KEYS: &[&str] = &["cost_limits"];
 
-/// The top-level `tools:` section: MCP servers whose tools agents may use.
+/// The top-level `tools:` section: the built-in `http_get`'s allow-list, and MCP
+/// servers whose tools agents may use.
 #[derive(Debug, Default, Deserialize, Serialize)]
 pub struct ToolsFile {
+    pub http_get: Option<HttpGetFile>,
     pub servers: Option<Entries<Spanned<String>, ServerFile>>,
+}
+
+/// `tools.http_get`: the hosts `http_get` may reach.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct HttpGetFile {
+    #[serde(default)]
+    pub allow: Vec<String>,
 }
 
 /// One MCP server: the command that starts it.

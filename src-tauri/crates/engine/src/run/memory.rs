@@ -39,7 +39,7 @@ impl MemoryStore {
 }
 
 /// Checks that `step` continues what is stored: `seq` and history without gaps.
-pub(crate) fn check_continues(
+pub fn check_continues(
     id: &RunId,
     next_seq: u64,
     history_len: u32,

@@ -7,14 +7,21 @@
 //! Everything a run does is a [`event::RunEvent`]; its history is a list of
 //! [`message::Message`]s.
 
+pub mod driver;
 pub mod event;
+pub mod history;
 pub mod llm;
+pub mod loops;
 pub mod memory;
 pub mod message;
+mod parallel;
+pub mod prompt;
 pub mod sink;
 pub mod store;
 pub mod time;
+pub mod tools;
 
+pub use driver::{resume_run, start_run, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
 pub use memory::MemoryStore;
@@ -22,3 +29,4 @@ pub use message::{Message, Role, ToolCall};
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Turn};
 pub use time::{Clock, IdSource, RandomIds, SequentialIds, SteppingClock, SystemClock, Timestamp};
+pub use tools::{HttpFetch, Tools};

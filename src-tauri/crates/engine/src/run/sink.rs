@@ -5,10 +5,15 @@ use std::sync::Mutex;
 
 use super::event::RunEvent;
 
-/// Receives every event of a run, in `seq` order, as it happens.
+/// Receives every event of a run, in `seq` order, as it happens; and learns when
+/// events are safely stored, so a host can show live progress (tokens) at once but
+/// report a step as done only once it would survive a crash.
 pub trait EventSink: Send + Sync {
     /// One event. Must not block for long: the run waits for it.
     fn emit(&self, event: &RunEvent);
+
+    /// Every event up to and including `seq` is now in the store.
+    fn committed(&self, _seq: u64) {}
 }
 
 /// Drops every event.

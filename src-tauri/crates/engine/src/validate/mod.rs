@@ -93,6 +93,7 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
         routing,
         settings,
         tool_servers,
+        http_allow: file.tools.as_ref().and_then(|t| t.http_get.as_ref()).map(|h| h.allow.clone()).unwrap_or_default(),
         layout,
     };
     lint::warn(&crew, loaded, &id_spans, report);
@@ -173,6 +174,7 @@ fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec
             handoff_targets: Vec::new(),
             is_terminal: file.is_terminal.unwrap_or(false),
             wait_for_signal: file.wait_for_signal.unwrap_or(false),
+            context_budget: file.context_budget.as_ref().map(|b| **b).filter(|b| *b > 0),
         });
         spans.push(*id.span());
     }
@@ -278,6 +280,7 @@ fn build_settings(file: &CrewFile, report: &mut Report) -> Settings {
     if let Some(language) = block.and_then(|s| s.language.clone()).filter(|l| !l.trim().is_empty()) {
         settings.language = language;
     }
+    settings.context_budget = go(block.and_then(|s| s.max_context_window.as_ref()));
     if let Some(v) = &file.max_handoffs {
         if **v == 0 {
             report.at(v.span(), Problem::ZeroLimit { field: "max_handoffs".into() }, Subject::Crew);

@@ -1,0 +1,544 @@
+//! The outer loop of a run (DESIGN.md §4): it calls the current agent (streaming its
+//! tokens, running its tools), hands the reply to the strategy's pure decision
+//! ([`crate::routing`]), carries the decision out — a transfer within the handoff
+//! limit, a parallel group, a broadcast, a pause, the end — and writes the step to
+//! the store before the next begins.
+//!
+//! A *step* is one agent's turn and what follows from it (a group or broadcast runs
+//! inside the step that started it). Its events go to the sink as they happen and to
+//! the store at the step's end, in one transaction; the sink is then told they are
+//! committed. A run that fails, is cancelled or crashes keeps every committed step.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::event::{Candidate, EventKind, RunEvent, RunStatus};
+use super::history;
+use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest};
+use super::loops;
+use super::message::Message;
+use super::prompt;
+use super::sink::EventSink;
+use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
+use super::time::{Clock, IdSource};
+use super::tools::{HttpFetch, Tools};
+use crate::crew::{Crew, OnLoop, Strategy};
+use crate::ids::{AgentId, GroupId, RunId};
+use crate::routing::{scoring, signals};
+
+/// How long streamed tokens are gathered into one `token` event.
+pub const TOKEN_WINDOW: Duration = Duration::from_millis(50);
+
+/// What a run is wired to.
+#[derive(Clone)]
+pub struct RunDeps {
+    pub llm: Arc<dyn LlmClient>,
+    pub store: Arc<dyn RunStore>,
+    pub sink: Arc<dyn EventSink>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdSource>,
+    /// For the `http_get` tool; None = not available.
+    pub http: Option<Arc<dyn HttpFetch>>,
+}
+
+/// Where the crew of a run came from, so a resume can notice it changed.
+#[derive(Clone, Debug, Default)]
+pub struct CrewSource {
+    pub path: Option<String>,
+    pub fingerprint: String,
+}
+
+/// How a run (or this leg of it, up to a pause) ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutcome {
+    pub run_id: RunId,
+    pub status: RunStatus,
+    pub final_agent: Option<AgentId>,
+    pub error: Option<String>,
+    pub handoffs: u32,
+    pub steps: u32,
+}
+
+/// Why a run could not start or go on (a run that starts and then fails ends
+/// `failed` instead, with its events kept).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The store refused (the run's committed steps are kept).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Only a paused (or interrupted) run can be resumed.
+    #[error("run '{0}' is {1} and cannot be resumed (only a paused run can)")]
+    NotResumable(RunId, &'static str),
+    /// Someone else resumed the run first.
+    #[error("run '{0}' is already being resumed")]
+    Conflict(RunId),
+    /// The crew no longer has the agent the run is at.
+    #[error("run '{run}' was at agent '{agent}', which the crew does not have any more")]
+    AgentGone { run: RunId, agent: AgentId },
+    /// The crew has nobody to start with.
+    #[error("the crew's entry point '{0}' is not an agent")]
+    NoEntryPoint(AgentId),
+}
+
+/// Starts a run of `crew` (which must have validated without errors) on `input`
+/// and drives it until it ends or pauses.
+pub async fn start_run(
+    crew: &Crew,
+    source: &CrewSource,
+    input: &str,
+    deps: &RunDeps,
+    cancel: &CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    if crew.agent(crew.entry_point.as_str()).is_none() {
+        return Err(RunError::NoEntryPoint(crew.entry_point.clone()));
+    }
+    let id = deps.ids.run_id();
+    let now = deps.clock.now();
+    let record = RunRecord {
+        id: id.clone(),
+        crew_name: crew.name.clone(),
+        crew_path: source.path.clone(),
+        crew_fingerprint: source.fingerprint.clone(),
+        input: input.to_owned(),
+        created_at: now,
+    };
+    let snapshot = RunSnapshot {
+        status: RunStatus::Running,
+        current_agent: crew.entry_point.clone(),
+        handoffs: 0,
+        steps: 0,
+        next_seq: 0,
+        strikes: 0,
+        recent: Vec::new(),
+        history_len: 0,
+        error: None,
+        updated_at: now,
+    };
+    let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
+    run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
+    run.add(Message::user(input));
+    let first = run.take_step();
+    deps.store.create_run(&record, &first).await?;
+    run.committed(&first);
+    run.drive().await
+}
+
+/// Resumes a paused run with the person's `input` — or a run whose process
+/// stopped mid-way (status still running), from its last stored step.
+pub async fn resume_run(
+    crew: &Crew,
+    source: &CrewSource,
+    id: &RunId,
+    input: Option<&str>,
+    deps: &RunDeps,
+    cancel: &CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+    let from = stored.snapshot.status;
+    if !matches!(from, RunStatus::Paused | RunStatus::Running) {
+        return Err(RunError::NotResumable(id.clone(), from.as_str()));
+    }
+    if crew.agent(stored.snapshot.current_agent.as_str()).is_none() {
+        return Err(RunError::AgentGone { run: id.clone(), agent: stored.snapshot.current_agent.clone() });
+    }
+    if !deps.store.claim(id, &[from]).await? {
+        return Err(RunError::Conflict(id.clone()));
+    }
+    let mut snapshot = stored.snapshot;
+    snapshot.status = RunStatus::Running;
+    snapshot.error = None;
+    let agent = snapshot.current_agent.clone();
+    let mut run = Run::new(crew, deps, cancel, id.clone(), snapshot, stored.history);
+    if stored.record.crew_fingerprint != source.fingerprint {
+        run.event(EventKind::Warning {
+            message: "the crew changed since this run stopped; it goes on with the crew as it is now".into(),
+        });
+    }
+    if from == RunStatus::Running {
+        run.event(EventKind::Warning {
+            message: "this run was interrupted; it goes on from its last stored step".into(),
+        });
+    }
+    let input = input.unwrap_or_default();
+    run.event(EventKind::Resumed { agent, input: input.to_owned() });
+    if !input.is_empty() {
+        run.add(Message::user(input));
+    }
+    run.drive().await
+}
+
+/// One run in progress: its state and the step being built.
+pub(crate) struct Run<'a> {
+    pub(crate) crew: &'a Crew,
+    pub(crate) deps: &'a RunDeps,
+    pub(crate) cancel: &'a CancellationToken,
+    pub(crate) tools: Tools,
+    pub(crate) id: RunId,
+    pub(crate) snapshot: RunSnapshot,
+    pub(crate) history: Vec<Message>,
+    events: Vec<RunEvent>,
+    added: Vec<Message>,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        crew: &'a Crew,
+        deps: &'a RunDeps,
+        cancel: &'a CancellationToken,
+        id: RunId,
+        snapshot: RunSnapshot,
+        history: Vec<Message>,
+    ) -> Self {
+        let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone());
+        Run { crew, deps, cancel, tools, id, snapshot, history, events: Vec::new(), added: Vec::new() }
+    }
+
+    /// Records and emits an event.
+    pub(crate) fn event(&mut self, kind: EventKind) {
+        let event = RunEvent { kind, run_id: self.id.clone(), seq: self.snapshot.next_seq, timestamp: self.deps.clock.now() };
+        self.snapshot.next_seq += 1;
+        self.deps.sink.emit(&event);
+        self.events.push(event);
+    }
+
+    /// Appends to the shared history.
+    pub(crate) fn add(&mut self, message: Message) {
+        self.history.push(message.clone());
+        self.added.push(message);
+        self.snapshot.history_len += 1;
+    }
+
+    fn take_step(&mut self) -> StepRecord {
+        self.snapshot.updated_at = self.deps.clock.now();
+        StepRecord {
+            run_id: self.id.clone(),
+            events: std::mem::take(&mut self.events),
+            history: std::mem::take(&mut self.added),
+            snapshot: self.snapshot.clone(),
+        }
+    }
+
+    fn committed(&self, step: &StepRecord) {
+        if let Some(last) = step.events.last() {
+            self.deps.sink.committed(last.seq);
+        }
+    }
+
+    /// Steps until the run ends or pauses, committing each.
+    async fn drive(&mut self) -> Result<RunOutcome, RunError> {
+        while self.snapshot.status == RunStatus::Running {
+            if self.cancel.is_cancelled() {
+                self.finish(RunStatus::Cancelled, None);
+            } else {
+                match self.crew.routing.strategy {
+                    Strategy::Signals => self.signals_step().await,
+                    Strategy::Scoring => self.scoring_step().await,
+                    other => {
+                        let name = if other == Strategy::Llm { "llm" } else { "gatekeeper" };
+                        self.finish(RunStatus::Failed, Some(format!("the {name} routing strategy cannot run yet")));
+                    }
+                }
+            }
+            let step = self.take_step();
+            self.deps.store.append_step(&step).await?;
+            self.committed(&step);
+        }
+        Ok(RunOutcome {
+            run_id: self.id.clone(),
+            status: self.snapshot.status,
+            final_agent: Some(self.snapshot.current_agent.clone()),
+            error: self.snapshot.error.clone(),
+            handoffs: self.snapshot.handoffs,
+            steps: self.snapshot.steps,
+        })
+    }
+
+    /// Ends the run (or pauses it) with `status`.
+    pub(crate) fn finish(&mut self, status: RunStatus, error: Option<String>) {
+        self.snapshot.status = status;
+        self.snapshot.error = error.clone();
+        self.event(EventKind::RunFinished {
+            status,
+            final_agent: Some(self.snapshot.current_agent.clone()),
+            error,
+            handoffs: self.snapshot.handoffs,
+            steps: self.snapshot.steps,
+        });
+    }
+
+    /// One transfer, within the handoff limit: a transfer that would bring the count
+    /// to `max_handoffs` is refused and the run ends `max_handoffs` (so with the
+    /// default 5, a run makes at most 4 transfers). False when refused.
+    pub(crate) fn transfer(&mut self, from: &AgentId, to: &str, reason: String) -> bool {
+        if self.snapshot.handoffs + 1 >= self.crew.settings.max_handoffs {
+            self.event(EventKind::Warning {
+                message: format!(
+                    "{from} → {to} refused: it would be transfer {} of at most {} - 1",
+                    self.snapshot.handoffs + 1,
+                    self.crew.settings.max_handoffs
+                ),
+            });
+            self.finish(RunStatus::MaxHandoffs, None);
+            return false;
+        }
+        self.snapshot.handoffs += 1;
+        self.event(EventKind::Handoff {
+            from: from.clone(),
+            to: to.to_owned(),
+            reason,
+            handoff_count: self.snapshot.handoffs,
+        });
+        true
+    }
+
+    /// Remembers a turn that leads to a transfer and reports a loop; true when the
+    /// run must stop for it (`on_loop: stop`).
+    fn loop_stops(&mut self, agent: &AgentId, reply: &str) -> bool {
+        loops::remember(&mut self.snapshot.recent, Turn { agent: agent.clone(), reply: loops::fingerprint(reply) });
+        let Some(cycle) = loops::detect(&self.snapshot.recent) else { return false };
+        self.snapshot.recent.clear();
+        self.event(EventKind::LoopDetected { agents: cycle, repeats: 2 });
+        if self.crew.routing.on_loop == OnLoop::Stop {
+            self.finish(RunStatus::LoopDetected, None);
+            return true;
+        }
+        false
+    }
+
+    /// A step under the `signals` strategy.
+    async fn signals_step(&mut self) {
+        let agent = self.snapshot.current_agent.clone();
+        let Some(reply) = self.turn(&agent, true).await else { return };
+        let found = self.crew.matcher.scan(&reply);
+        let decision = signals::decide(self.crew, &agent, &found, self.snapshot.strikes);
+        for event in decision.events {
+            self.event(event);
+        }
+        match decision.next {
+            signals::Next::End(status) => {
+                self.snapshot.strikes = 0;
+                self.finish(status, None);
+            }
+            signals::Next::Pause { resume_with, signal } => {
+                self.snapshot.strikes = 0;
+                self.event(EventKind::Paused { agent: agent.clone(), signal });
+                self.snapshot.current_agent = resume_with;
+                self.finish(RunStatus::Paused, None);
+            }
+            signals::Next::Reprompt { strike } => {
+                self.snapshot.strikes = strike;
+                self.event(EventKind::Warning {
+                    message: format!("{agent} replied without a signal ({strike} of {} in a row); asked again", signals::MAX_STRIKES),
+                });
+                self.add(Message::user(prompt::reminder(self.crew, agent.as_str())));
+            }
+            signals::Next::Route { to, reason } => {
+                self.snapshot.strikes = 0;
+                if !self.loop_stops(&agent, &reply) && self.transfer(&agent, to.as_str(), reason) {
+                    self.snapshot.current_agent = to;
+                }
+            }
+            signals::Next::Group { group, reason } => {
+                self.snapshot.strikes = 0;
+                if !self.loop_stops(&agent, &reply) && self.transfer(&agent, group.as_str(), reason) {
+                    self.run_group(&agent, &group).await;
+                }
+            }
+            signals::Next::Broadcast { targets, reason } => {
+                self.snapshot.strikes = 0;
+                let to = targets.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ");
+                if !self.loop_stops(&agent, &reply) && self.transfer(&agent, &to, reason) {
+                    self.broadcast(&agent, &targets).await;
+                }
+            }
+        }
+    }
+
+    /// Delivers a reply to each target once; the run goes on with the first target
+    /// that routes on, else with the agent that broadcast.
+    async fn broadcast(&mut self, from: &AgentId, targets: &[AgentId]) {
+        let mut onward = None;
+        for target in targets {
+            let Some(reply) = self.turn(target, true).await else { return };
+            if onward.is_none() {
+                let found = self.crew.matcher.scan(&reply);
+                if let signals::Next::Route { to, reason } = signals::decide(self.crew, target, &found, 0).next {
+                    onward = Some((target.clone(), to, reason));
+                }
+            }
+        }
+        match onward {
+            Some((by, to, reason)) => {
+                if self.transfer(&by, to.as_str(), reason) {
+                    self.snapshot.current_agent = to;
+                }
+            }
+            None => self.snapshot.current_agent = from.clone(),
+        }
+    }
+
+    /// A step under the `scoring` strategy: the supervisor routes by score (no model
+    /// call), the specialist answers, the finalizer (if any) writes the answer.
+    async fn scoring_step(&mut self) {
+        let current = self.snapshot.current_agent.clone();
+        let finalizer = self.crew.routing.finalizer.clone();
+        if current == self.crew.entry_point {
+            let request = self.history.iter().rev().find(|m| m.agent.is_none()).map(|m| m.content.clone()).unwrap_or_default();
+            let scored = scoring::route(self.crew, &request, None);
+            let best = scored.chosen.as_ref().and_then(|c| scored.candidates.iter().find(|(id, _)| id == c)).map(|(_, s)| *s);
+            self.event(EventKind::RoutingDecision {
+                strategy: Strategy::Scoring,
+                candidates: Some(scored.candidates.iter().map(|(agent, score)| Candidate { agent: agent.clone(), score: *score }).collect()),
+                chosen: scored.chosen.as_ref().map_or_else(|| "finalize".to_owned(), |c| c.to_string()),
+                reasoning: None,
+                tokens: Some(scored.tokens.clone()),
+            });
+            match (scored.chosen, finalizer) {
+                (Some(specialist), _) => {
+                    let reason = format!("best score ({})", best.unwrap_or_default());
+                    if self.transfer(&current, specialist.as_str(), reason) {
+                        self.snapshot.current_agent = specialist;
+                    }
+                }
+                (None, Some(finalizer)) => {
+                    if self.transfer(&current, finalizer.as_str(), "no specialist scored above 0; finalize".into()) {
+                        self.snapshot.current_agent = finalizer;
+                    }
+                }
+                (None, None) => {
+                    self.event(EventKind::Warning { message: "no specialist scored above 0 and the crew has no finalizer".into() });
+                    self.finish(RunStatus::NoRoute, None);
+                }
+            }
+            return;
+        }
+        if self.turn(&current, false).await.is_none() {
+            return;
+        }
+        match finalizer {
+            Some(finalizer) if finalizer != current => {
+                if self.transfer(&current, finalizer.as_str(), "finalize".into()) {
+                    self.snapshot.current_agent = finalizer;
+                }
+            }
+            _ => self.finish(RunStatus::Completed, None),
+        }
+    }
+
+    /// One agent's turn: the model call (with tool rounds); the reply is added to the
+    /// history. None when the run ended instead (failure, cancellation).
+    pub(crate) async fn turn(&mut self, agent_id: &AgentId, with_signals: bool) -> Option<String> {
+        self.snapshot.steps += 1;
+        self.event(EventKind::AgentStarted { agent: agent_id.clone(), step: self.snapshot.steps });
+        let Some(agent) = self.crew.agent(agent_id.as_str()) else {
+            self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}' is not in the crew")));
+            return None;
+        };
+        let system = if with_signals { prompt::system_prompt(self.crew, agent_id.as_str()) } else { agent.system_prompt.clone() };
+        let budget = agent.context_budget.or(self.crew.settings.context_budget);
+        let tool_specs = Tools::specs(agent);
+        let mut rounds = 0;
+        loop {
+            let (messages, dropped) = history::visible(&self.history, &system, budget);
+            if dropped > 0 {
+                self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped });
+            }
+            let request = LlmRequest {
+                agent: agent_id.clone(),
+                model: agent.model.clone().or_else(|| agent.primary.as_ref().and_then(|p| p.model.clone())),
+                system: system.clone(),
+                messages,
+                tools: tool_specs.clone(),
+                temperature: agent.temperature,
+            };
+            let reply = match self.call(&request).await {
+                Ok(reply) => reply,
+                Err(LlmError::Cancelled) => {
+                    self.finish(RunStatus::Cancelled, None);
+                    return None;
+                }
+                Err(error) => {
+                    self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}': {error}")));
+                    return None;
+                }
+            };
+            if reply.tool_calls.is_empty() || rounds >= self.crew.settings.max_tool_rounds {
+                if !reply.tool_calls.is_empty() {
+                    self.event(EventKind::Warning {
+                        message: format!("{agent_id} asked for tools after {rounds} rounds (the most per turn); its reply is used as it is"),
+                    });
+                }
+                self.event(EventKind::AgentResponse { agent: agent_id.clone(), content: reply.content.clone() });
+                self.add(Message::agent(agent_id, reply.content.clone()));
+                return Some(reply.content);
+            }
+            let mut asked = Message::agent(agent_id, reply.content.clone());
+            asked.tool_calls = reply.tool_calls.clone();
+            self.add(asked);
+            for call in &reply.tool_calls {
+                self.event(EventKind::ToolCall { agent: agent_id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
+                let result = match self.tools.call(agent, call, self.cancel).await {
+                    Ok(result) => result,
+                    Err(error) => {
+                        self.event(EventKind::Warning { message: format!("{agent_id}'s call of {}: {error}", call.name) });
+                        format!("error: {error}")
+                    }
+                };
+                self.event(EventKind::ToolResult { agent: agent_id.clone(), name: call.name.clone(), result: result.clone() });
+                self.add(Message::tool(agent_id, call, result));
+            }
+            rounds += 1;
+        }
+    }
+
+    /// Calls the model, turning its streamed text into `token` events gathered over
+    /// [`TOKEN_WINDOW`].
+    async fn call(&mut self, request: &LlmRequest) -> Result<LlmReply, LlmError> {
+        let llm = self.deps.llm.clone();
+        let cancel = self.cancel;
+        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        let on_token = move |text: &str| {
+            let _ = tx.send(text.to_owned());
+        };
+        let reply = llm.complete(request, &on_token, cancel);
+        tokio::pin!(reply);
+        let mut pending = String::new();
+        let mut since = Instant::now();
+        let result = loop {
+            tokio::select! {
+                biased;
+                Some(text) = rx.recv() => {
+                    pending.push_str(&text);
+                    if since.elapsed() >= TOKEN_WINDOW {
+                        self.event(EventKind::Token { agent: request.agent.clone(), text: std::mem::take(&mut pending) });
+                        since = Instant::now();
+                    }
+                }
+                result = &mut reply => break result,
+            }
+        };
+        while let Ok(text) = rx.try_recv() {
+            pending.push_str(&text);
+        }
+        if !pending.is_empty() {
+            self.event(EventKind::Token { agent: request.agent.clone(), text: pending });
+        }
+        result
+    }
+
+    /// Runs a parallel group inside this step (see [`super::parallel`]) and moves on
+    /// to its next agent, or back to `emitter`.
+    async fn run_group(&mut self, emitter: &AgentId, group_id: &GroupId) {
+        let Some(group) = self.crew.group(group_id.as_str()).cloned() else {
+            self.finish(RunStatus::Failed, Some(format!("parallel group '{group_id}' is not in the crew")));
+            return;
+        };
+        if super::parallel::run(self, &group).await {
+            self.snapshot.current_agent = group.next_agent.clone().unwrap_or_else(|| emitter.clone());
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! A parallel group's turn (DESIGN.md §4, step 4.3): its members run concurrently,
+//! each seeing the history so far and each with the group's timeout; their own
+//! signals are not acted on (they are not told any). Their replies join the history
+//! as one message, `name: reply` per member in group order.
+//!
+//! `wait_for_all: true` waits for every member up to the timeout, and a member that
+//! times out or fails fails the run; `false` goes on at the timeout (or as soon as
+//! all finished) with the members that finished, recording the others.
+//!
+//! Members are futures polled together in this task; they report progress over a
+//! channel, which the driver turns into events, so a run's events stay one ordered
+//! stream.
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::driver::{Run, TOKEN_WINDOW};
+use super::event::{EventKind, RunStatus};
+use super::history;
+use super::llm::{LlmError, LlmRequest};
+use super::message::{Message, ToolCall};
+use super::tools::Tools;
+use crate::crew::{Agent, ParallelGroup};
+
+/// What a member reports while it works.
+enum Update {
+    Started,
+    Token(String),
+    ToolCall(ToolCall),
+    ToolResult(String, String),
+    Warning(String),
+}
+
+/// How a member ended.
+enum Ended {
+    Replied(String),
+    Failed(String),
+    Cancelled,
+    TimedOut,
+}
+
+/// Runs `group` inside the current step. False when the run ended instead.
+pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
+    let crew = run.crew;
+    let members: Vec<&Agent> = group.agents.iter().filter_map(|id| crew.agent(id.as_str())).collect();
+    run.event(EventKind::ParallelStarted {
+        group: group.id.to_string(),
+        agents: members.iter().map(|a| a.id.clone()).collect(),
+    });
+    let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Update)>();
+    let stop = run.cancel.child_token();
+    let mut working: FuturesUnordered<_> = members
+        .iter()
+        .enumerate()
+        .map(|(i, agent)| {
+            let member = Member {
+                index: i,
+                agent,
+                history: run.history.clone(),
+                llm: run.deps.llm.clone(),
+                tools: run.tools.clone(),
+                budget: agent.context_budget.or(crew.settings.context_budget),
+                max_rounds: crew.settings.max_tool_rounds,
+                tx: tx.clone(),
+                cancel: stop.clone(),
+            };
+            async move {
+                let ended = match tokio::time::timeout(group.timeout, member.work()).await {
+                    Ok(ended) => ended,
+                    Err(_) => Ended::TimedOut,
+                };
+                (i, ended)
+            }
+        })
+        .collect();
+    drop(tx);
+
+    let mut replies: Vec<Option<String>> = vec![None; members.len()];
+    let mut missing = Vec::new();
+    let mut pending = vec![String::new(); members.len()];
+    let mut since = vec![Instant::now(); members.len()];
+    let mut failure = None;
+    loop {
+        tokio::select! {
+            biased;
+            Some((i, update)) = rx.recv() => {
+                let agent = members[i].id.clone();
+                match update {
+                    Update::Started => {
+                        run.snapshot.steps += 1;
+                        run.event(EventKind::AgentStarted { agent, step: run.snapshot.steps });
+                    }
+                    Update::Token(text) => {
+                        pending[i].push_str(&text);
+                        if since[i].elapsed() >= TOKEN_WINDOW {
+                            run.event(EventKind::Token { agent, text: std::mem::take(&mut pending[i]) });
+                            since[i] = Instant::now();
+                        }
+                    }
+                    Update::ToolCall(call) => run.event(EventKind::ToolCall { agent, name: call.name, arguments: call.arguments }),
+                    Update::ToolResult(name, result) => run.event(EventKind::ToolResult { agent, name, result }),
+                    Update::Warning(message) => run.event(EventKind::Warning { message }),
+                }
+            }
+            next = working.next() => {
+                let Some((i, ended)) = next else { break };
+                let agent = members[i].id.clone();
+                if !pending[i].is_empty() {
+                    run.event(EventKind::Token { agent: agent.clone(), text: std::mem::take(&mut pending[i]) });
+                }
+                match ended {
+                    Ended::Replied(reply) => {
+                        run.event(EventKind::AgentResponse { agent, content: reply.clone() });
+                        replies[i] = Some(reply);
+                    }
+                    Ended::Cancelled => {
+                        failure.get_or_insert((RunStatus::Cancelled, None));
+                        stop.cancel();
+                    }
+                    Ended::TimedOut | Ended::Failed(_) if group.wait_for_all => {
+                        let why = match ended {
+                            Ended::Failed(error) => format!("member '{agent}' of parallel group '{}' failed: {error}", group.id),
+                            _ => format!("member '{agent}' of parallel group '{}' did not finish within {:?}", group.id, group.timeout),
+                        };
+                        missing.push(agent);
+                        failure.get_or_insert((RunStatus::Failed, Some(why)));
+                        stop.cancel();
+                    }
+                    Ended::TimedOut => missing.push(agent),
+                    Ended::Failed(error) => {
+                        run.event(EventKind::Warning { message: format!("member '{agent}' of parallel group '{}' failed: {error}", group.id) });
+                        missing.push(agent);
+                    }
+                }
+            }
+        }
+    }
+    let finished: Vec<_> = members.iter().zip(&replies).filter(|(_, r)| r.is_some()).map(|(a, _)| a.id.clone()).collect();
+    let in_order: Vec<_> = members.iter().filter(|m| missing.contains(&m.id)).map(|m| m.id.clone()).collect();
+    run.event(EventKind::ParallelFinished { group: group.id.to_string(), finished, timed_out: in_order });
+    if let Some((status, error)) = failure {
+        run.finish(status, error);
+        return false;
+    }
+    let combined: Vec<String> = members
+        .iter()
+        .zip(replies)
+        .filter_map(|(agent, reply)| reply.map(|r| format!("{}: {}", agent.name, r.trim())))
+        .collect();
+    if combined.is_empty() {
+        run.event(EventKind::Warning { message: format!("no member of parallel group '{}' finished in time", group.id) });
+    } else {
+        run.add(Message::user(combined.join("\n\n")));
+    }
+    true
+}
+
+/// One member at work, with what it needs and nothing borrowed from the run.
+struct Member<'a> {
+    index: usize,
+    agent: &'a Agent,
+    history: Vec<Message>,
+    llm: std::sync::Arc<dyn super::llm::LlmClient>,
+    tools: Tools,
+    budget: Option<u32>,
+    max_rounds: u32,
+    tx: mpsc::UnboundedSender<(usize, Update)>,
+    cancel: CancellationToken,
+}
+
+impl Member<'_> {
+    fn say(&self, update: Update) {
+        let _ = self.tx.send((self.index, update));
+    }
+
+    async fn work(mut self) -> Ended {
+        self.say(Update::Started);
+        let system = self.agent.system_prompt.clone();
+        let mut rounds = 0;
+        loop {
+            let (messages, _) = history::visible(&self.history, &system, self.budget);
+            let request = LlmRequest {
+                agent: self.agent.id.clone(),
+                model: self.agent.model.clone().or_else(|| self.agent.primary.as_ref().and_then(|p| p.model.clone())),
+                system: system.clone(),
+                messages,
+                tools: Tools::specs(self.agent),
+                temperature: self.agent.temperature,
+            };
+            let tx = self.tx.clone();
+            let index = self.index;
+            let on_token = move |text: &str| {
+                let _ = tx.send((index, Update::Token(text.to_owned())));
+            };
+            let reply = match self.llm.complete(&request, &on_token, &self.cancel).await {
+                Ok(reply) => reply,
+                Err(LlmError::Cancelled) => return Ended::Cancelled,
+                Err(error) => return Ended::Failed(error.to_string()),
+            };
+            if reply.tool_calls.is_empty() || rounds >= self.max_rounds {
+                return Ended::Replied(reply.content);
+            }
+            let mut asked = Message::agent(&self.agent.id, reply.content);
+            asked.tool_calls = reply.tool_calls.clone();
+            self.history.push(asked);
+            for call in reply.tool_calls {
+                self.say(Update::ToolCall(call.clone()));
+                let result = match self.tools.call(self.agent, &call, &self.cancel).await {
+                    Ok(result) => result,
+                    Err(error) => {
+                        self.say(Update::Warning(format!("{}'s call of {}: {error}", self.agent.id, call.name)));
+                        format!("error: {error}")
+                    }
+                };
+                self.say(Update::ToolResult(call.name.clone(), result.clone()));
+                self.history.push(Message::tool(&self.agent.id, &call, result));
+            }
+            rounds += 1;
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! The `scripted` provider (DESIGN.md §6): replies taken from a YAML script, per
+//! agent, in order — Crewgraph's Simulate mode (routing tried out without spending
+//! tokens) and the deterministic model of the engine's tests. It streams each reply
+//! word by word like a real provider, spreading a reply's `delay_ms` over its words.
+//!
+//! ```yaml
+//! replies:
+//!   teacher:
+//!     - "Question 1: what is 1/2 + 1/4? [QUESTION]"
+//!     - { content: "Let me check the time.", tool_calls: [{ name: current_time, arguments: {} }] }
+//!     - "That is all. [END_EXAM]"
+//!   student: ["3/4 [ANSWER]", { error: "provider unavailable" }]
+//!   reporter: [{ content: "Score 1/1 [OK]", delay_ms: 200 }]
+//! ```
+//!
+//! A reply is a string or a map with `content`, `tool_calls` (`[{name, arguments}]`),
+//! `error` (the call fails with this message) and `delay_ms`. An agent with no reply
+//! left fails the run with an error naming it.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use crewgraph_engine::file::Entries;
+use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, ToolCall};
+use crewgraph_engine::{AgentId, Crew, Problem};
+use marked_yaml::{Marker, Spanned};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+/// A problem with a script, at its place in the file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct ScriptError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// One scripted reply.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScriptedReply {
+    pub content: String,
+    pub tool_calls: Vec<(String, serde_json::Value)>,
+    /// The call fails with this message.
+    pub error: Option<String>,
+    /// Spread over the reply's words as it streams.
+    pub delay_ms: u64,
+}
+
+#[derive(Deserialize, Serialize)]
+struct ScriptFile {
+    replies: Entries<Spanned<String>, Vec<ReplyFile>>,
+}
+
+/// A reply as written: text, or a mapping.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ReplyFile {
+    Text(String),
+    Map(ReplyMap),
+}
+
+#[derive(Deserialize, Serialize)]
+struct ReplyMap {
+    #[serde(default)]
+    content: String,
+    #[serde(default)]
+    tool_calls: Vec<ToolCallFile>,
+    error: Option<String>,
+    #[serde(default)]
+    delay_ms: u64,
+}
+
+#[derive(Deserialize, Serialize)]
+struct ToolCallFile {
+    name: String,
+    #[serde(default)]
+    arguments: serde_json::Value,
+}
+
+impl<'de> Deserialize<'de> for ReplyFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ReplyVisitor;
+        impl<'de> Visitor<'de> for ReplyVisitor {
+            type Value = ReplyFile;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a reply: text, or a mapping with content, tool_calls, error, delay_ms")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(ReplyFile::Text(text.to_owned()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Ok(ReplyFile::Map(ReplyMap::deserialize(de::value::MapAccessDeserializer::new(map))?))
+            }
+        }
+        deserializer.deserialize_any(ReplyVisitor)
+    }
+}
+
+impl ReplyFile {
+    fn into_reply(self) -> ScriptedReply {
+        match self {
+            ReplyFile::Text(content) => ScriptedReply { content, ..ScriptedReply::default() },
+            ReplyFile::Map(m) => ScriptedReply {
+                content: m.content,
+                tool_calls: m.tool_calls.into_iter().map(|c| (c.name, arguments(c.arguments))).collect(),
+                error: m.error,
+                delay_ms: m.delay_ms,
+            },
+        }
+    }
+}
+
+/// Tool arguments as written; an empty value (`arguments:`) is an empty object.
+fn arguments(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Null => serde_json::json!({}),
+        serde_json::Value::String(s) if s.is_empty() => serde_json::json!({}),
+        other => other,
+    }
+}
+
+/// A parsed script: each agent's replies in order, and where each agent is named.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    file: String,
+    replies: Vec<(AgentId, Vec<ScriptedReply>, Marker)>,
+}
+
+impl Script {
+    /// Reads and parses a script file.
+    pub fn load(path: &Path) -> Result<Script, ScriptError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
+            file: file.clone(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read the script: {e}"),
+        })?;
+        Script::parse(&file, &text)
+    }
+
+    /// Parses script text; `file` names it in errors. Unknown keys are errors here:
+    /// a misspelt `contents:` would otherwise silently give an empty reply.
+    pub fn parse(file: &str, text: &str) -> Result<Script, ScriptError> {
+        if text.trim().is_empty() {
+            return Err(ScriptError {
+                file: file.to_owned(),
+                line: 1,
+                column: 1,
+                message: "the script is empty; it needs a `replies:` mapping of agent ids to replies".into(),
+            });
+        }
+        let (parsed, problems) = crewgraph_engine::load::parse_yaml::<ScriptFile>(file, text);
+        if let Some(problem) = problems.first() {
+            let location = problem.location.clone();
+            let message = match &problem.problem {
+                Problem::UnknownKey { key } => {
+                    format!("unknown key '{key}': a reply is text, or a mapping with content, tool_calls, error and delay_ms")
+                }
+                Problem::NotAMapping | Problem::Empty => "a script must be a mapping with `replies:`".into(),
+                _ => format!("not a valid script: {}", problem.message),
+            };
+            return Err(ScriptError {
+                file: file.to_owned(),
+                line: location.as_ref().map_or(1, |l| l.line as usize),
+                column: location.as_ref().map_or(1, |l| l.column as usize),
+                message,
+            });
+        }
+        let Some(parsed) = parsed else {
+            return Err(ScriptError { file: file.to_owned(), line: 1, column: 1, message: "not a valid script".into() });
+        };
+        let replies = parsed
+            .replies
+            .0
+            .into_iter()
+            .map(|(agent, replies)| {
+                let marker = agent.span().start().copied().unwrap_or_else(|| Marker::new(0, 0, 1, 1));
+                (AgentId::from(agent.as_str()), replies.into_iter().map(ReplyFile::into_reply).collect(), marker)
+            })
+            .collect();
+        Ok(Script { file: file.to_owned(), replies })
+    }
+
+    /// Errors for agents the script names that the crew does not have.
+    pub fn check(&self, crew: &Crew) -> Result<(), Vec<ScriptError>> {
+        let errors: Vec<ScriptError> = self
+            .replies
+            .iter()
+            .filter(|(agent, _, _)| crew.agent(agent.as_str()).is_none())
+            .map(|(agent, _, marker)| ScriptError {
+                file: self.file.clone(),
+                line: marker.line(),
+                column: marker.column(),
+                message: format!("the script names agent '{agent}', which the crew does not have"),
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// The scripted model: pops the next reply of the agent that asks.
+#[derive(Debug, Default)]
+pub struct ScriptedLlm {
+    queues: Mutex<HashMap<AgentId, VecDeque<ScriptedReply>>>,
+    calls: Mutex<u64>,
+}
+
+impl ScriptedLlm {
+    /// A provider replaying `script`.
+    pub fn new(script: &Script) -> Self {
+        let queues = script.replies.iter().map(|(agent, replies, _)| (agent.clone(), replies.iter().cloned().collect())).collect();
+        Self { queues: Mutex::new(queues), calls: Mutex::new(0) }
+    }
+
+    fn next_reply(&self, agent: &AgentId) -> Result<ScriptedReply, LlmError> {
+        let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        let queue = queues.get_mut(agent).ok_or_else(|| LlmError::NoScriptFor(agent.clone()))?;
+        queue.pop_front().ok_or_else(|| LlmError::ScriptExhausted(agent.clone()))
+    }
+
+    fn call_id(&self) -> String {
+        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        *calls += 1;
+        format!("call-{calls}")
+    }
+}
+
+/// A reply cut into the pieces it streams as: each word with the spaces after it.
+fn pieces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_space = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            in_space = true;
+        } else if in_space {
+            out.push(&text[start..i]);
+            start = i;
+            in_space = false;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+#[async_trait]
+impl LlmClient for ScriptedLlm {
+    async fn complete(
+        &self,
+        request: &LlmRequest,
+        on_token: crewgraph_engine::run::llm::TokenSink<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<LlmReply, LlmError> {
+        let reply = self.next_reply(&request.agent)?;
+        let pieces = pieces(&reply.content);
+        let pause = Duration::from_millis(reply.delay_ms) / (pieces.len().max(1) as u32);
+        if pieces.is_empty() && reply.delay_ms > 0 {
+            wait(Duration::from_millis(reply.delay_ms), cancel).await?;
+        }
+        for piece in &pieces {
+            if !pause.is_zero() {
+                wait(pause, cancel).await?;
+            } else if cancel.is_cancelled() {
+                return Err(LlmError::Cancelled);
+            }
+            on_token(piece);
+        }
+        if let Some(error) = reply.error {
+            return Err(LlmError::Failed(format!("scripted: {error}")));
+        }
+        let tool_calls = reply
+            .tool_calls
+            .into_iter()
+            .map(|(name, arguments)| ToolCall { id: self.call_id(), name, arguments })
+            .collect();
+        Ok(LlmReply { content: reply.content, tool_calls, usage: None })
+    }
+}
+
+async fn wait(duration: Duration, cancel: &CancellationToken) -> Result<(), LlmError> {
+    tokio::select! {
+        _ = tokio::time::sleep(duration) => Ok(()),
+        _ = cancel.cancelled() => Err(LlmError::Cancelled),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCRIPT: &str = r#"replies:
+  teacher:
+    - "Question 1: what is 1/2 + 1/4? [QUESTION]"
+    - { content: "Let me check the time.", tool_calls: [{ name: current_time, arguments: {} }] }
+    - "That is all. [END_EXAM]"
+  student: ["3/4 [ANSWER]", { error: "provider unavailable" }]
+  reporter: [{ content: "Score 1/1 [OK]", delay_ms: 20 }]
+"#;
+
+    fn request(agent: &str) -> LlmRequest {
+        LlmRequest { agent: AgentId::from(agent), model: None, system: String::new(), messages: vec![], tools: vec![], temperature: None }
+    }
+
+    #[tokio::test]
+    async fn replies_come_in_order_per_agent_and_stream_word_by_word() {
+        let llm = ScriptedLlm::new(&Script::parse("s.yaml", SCRIPT).unwrap());
+        let cancel = CancellationToken::new();
+        let streamed = Mutex::new(Vec::new());
+        let on_token = |t: &str| streamed.lock().unwrap().push(t.to_owned());
+        let first = llm.complete(&request("teacher"), &on_token, &cancel).await.unwrap();
+        assert_eq!(first.content, "Question 1: what is 1/2 + 1/4? [QUESTION]");
+        assert_eq!(streamed.lock().unwrap().concat(), first.content);
+        assert_eq!(streamed.lock().unwrap()[0], "Question ");
+        let second = llm.complete(&request("teacher"), &|_| {}, &cancel).await.unwrap();
+        assert_eq!(second.tool_calls, vec![ToolCall { id: "call-1".into(), name: "current_time".into(), arguments: serde_json::json!({}) }]);
+        let third = llm.complete(&request("teacher"), &|_| {}, &cancel).await.unwrap();
+        assert!(third.content.ends_with("[END_EXAM]"));
+        assert_eq!(llm.complete(&request("teacher"), &|_| {}, &cancel).await, Err(LlmError::ScriptExhausted(AgentId::from("teacher"))));
+    }
+
+    #[tokio::test]
+    async fn errors_and_unknown_agents_fail_the_call() {
+        let llm = ScriptedLlm::new(&Script::parse("s.yaml", SCRIPT).unwrap());
+        let cancel = CancellationToken::new();
+        assert!(llm.complete(&request("student"), &|_| {}, &cancel).await.is_ok());
+        assert_eq!(
+            llm.complete(&request("student"), &|_| {}, &cancel).await,
+            Err(LlmError::Failed("scripted: provider unavailable".into()))
+        );
+        assert_eq!(llm.complete(&request("nobody"), &|_| {}, &cancel).await, Err(LlmError::NoScriptFor(AgentId::from("nobody"))));
+    }
+
+    #[tokio::test]
+    async fn a_delay_can_be_cancelled() {
+        let llm = ScriptedLlm::new(&Script::parse("s.yaml", "replies:\n  a: [{ content: 'slow reply here', delay_ms: 60000 }]\n").unwrap());
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        assert_eq!(llm.complete(&request("a"), &|_| {}, &cancel).await, Err(LlmError::Cancelled));
+    }
+
+    #[test]
+    fn bad_scripts_say_where() {
+        let error = Script::parse("s.yaml", "replies:\n  a: [{ contents: x }]\n").unwrap_err();
+        assert_eq!((error.line, error.file.as_str()), (2, "s.yaml"));
+        assert!(error.message.contains("contents"), "{error}");
+        assert_eq!((error.line, error.column), (2, 9), "at the unknown key");
+        let error = Script::parse("s.yaml", "replies:\n  a: \"unclosed\n").unwrap_err();
+        assert!(error.message.starts_with("not a valid script: YAML syntax error"), "{error}");
+        let error = Script::parse("s.yaml", "replies:\n  a: [{ delay_ms: soon }]\n").unwrap_err();
+        assert_eq!((error.line, error.column), (2, 19), "{error}");
+        assert!(Script::parse("s.yaml", "  \n").unwrap_err().message.contains("empty"));
+    }
+
+    #[test]
+    fn pieces_keep_every_character() {
+        assert_eq!(pieces("a  b\nc"), ["a  ", "b\n", "c"]);
+        assert_eq!(pieces(""), Vec::<&str>::new());
+    }
+}
