@@ -1,10 +1,52 @@
 //! # crewgraph-store
 //!
-//! The engine's `RunStore` on SQLite (rusqlite, bundled; DESIGN.md §8). Nothing is
-//! implemented yet; this crate will own one file per table, each with its migration:
-//! crews and their revisions, runtime agents, settings, runs, steps and events — one
-//! transaction per step, WAL mode, migrations versioned in code — so a run can be
-//! listed, replayed event by event, and resumed after the app or the machine stopped.
+//! The engine's [`RunStore`](crewgraph_engine::run::RunStore) on SQLite (rusqlite,
+//! bundled; DESIGN.md §8): one file, WAL mode, migrations versioned in code, so a
+//! run can be listed, replayed event by event, and resumed after the app or the
+//! machine stopped.
 //!
-//! No SQLite type crosses the `RunStore` trait, so other stores (in memory for tests,
-//! PostgreSQL later) can take its place.
+//! How data flows:
+//!
+//! 1. [`SqliteStore::open`] opens (or creates) the file: [`connection`] sets WAL,
+//!    `synchronous=NORMAL`, foreign keys and a busy timeout, checks the file is
+//!    Crewgraph's and runs the migrations ([`schema`], one per table).
+//! 2. Every write becomes a request to the one [`writer`] thread, which commits the
+//!    requests waiting in its queue together (group commit), each in its own
+//!    savepoint. A step ([`step`]) writes only its own rows into the [`tables`].
+//! 3. Reads run on a few read connections ([`reader`]) beside the writer.
+//! 4. SQLite's failures come back as the engine's `StoreError` ([`error`]):
+//!    `Busy`, `Corrupt` or `Io`, saying what failed and where.
+//!
+//! Besides `RunStore`, small typed methods keep crews' revisions, runtime agents
+//! and settings, each in its table's file.
+//!
+//! ```no_run
+//! use crewgraph_engine::run::RunStore;
+//! use crewgraph_store::SqliteStore;
+//!
+//! # async fn example() -> Result<(), crewgraph_engine::run::StoreError> {
+//! let store = SqliteStore::open(SqliteStore::default_path()?)?;
+//! for run in store.list_runs().await? {
+//!     println!("{} {} {}", run.id, run.status.as_str(), run.crew_name);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! No SQLite type crosses the `RunStore` trait, so other stores (in memory for
+//! tests, PostgreSQL later) can take its place.
+
+mod connection;
+mod error;
+mod reader;
+mod schema;
+mod step;
+mod store;
+mod tables;
+mod writer;
+
+pub use connection::StoreOptions;
+pub use store::SqliteStore;
+pub use tables::crew_revisions::{CrewRevision, NewCrewRevision};
+pub use tables::runtime_agents::RuntimeAgent;
+pub use tables::steps::StoredStep;
+pub use writer::WriteStats;

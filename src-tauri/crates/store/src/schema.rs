@@ -1,0 +1,79 @@
+//! The schema's versions, in order. Each table's file holds its own migrations
+//! (`V1`, later `V2` …); this list says in which order they ran, and its length is
+//! the schema version SQLite keeps in the file (`user_version`, through
+//! `rusqlite_migration`).
+//!
+//! To change a table: add a migration beside it and append it here. Never edit a
+//! migration that has shipped: files out there already ran it.
+
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+use crate::error::Fault;
+use crate::tables::{crew_revisions, crews, events, history, runs, runtime_agents, settings, steps};
+
+/// Marks a file as Crewgraph's (`PRAGMA application_id`): "Crew" in ASCII.
+pub(crate) const APPLICATION_ID: i64 = 0x4372_6577;
+
+/// Version 1 marks the file; its tables follow.
+const MARK: &str = "PRAGMA application_id = 1131570551;";
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        M::up(MARK),
+        M::up(crews::V1),
+        M::up(crew_revisions::V1),
+        M::up(runtime_agents::V1),
+        M::up(settings::V1),
+        M::up(runs::V1),
+        M::up(steps::V1),
+        M::up(history::V1),
+        M::up(events::V1),
+    ])
+}
+
+/// Brings the file to the latest schema, in one transaction.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), Fault> {
+    let migrations = migrations();
+    let error = match migrations.to_latest(conn) {
+        Ok(()) => return Ok(()),
+        // Another program migrated the file between our reading its version and
+        // our taking the lock: it is up to date all the same.
+        Err(_) if matches!(migrations.pending_migrations(conn), Ok(0)) => return Ok(()),
+        Err(error) => error,
+    };
+    match error {
+        rusqlite_migration::Error::RusqliteError { err, .. } => Err(Fault::Sqlite(err)),
+        rusqlite_migration::Error::MigrationDefinition(rusqlite_migration::MigrationDefinitionError::DatabaseTooFarAhead) => {
+            Err(Fault::Unreadable("it was written by a newer version of Crewgraph; update Crewgraph to open it".into()))
+        }
+        rusqlite_migration::Error::InvalidUserVersion => {
+            Err(Fault::Unreadable("its schema version was changed by another program".into()))
+        }
+        other => Err(Fault::Unreadable(format!("its tables cannot be brought up to date: {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_migrations_are_valid_and_mark_the_file() {
+        assert!(migrations().validate().is_ok());
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        let id: i64 = conn.pragma_query_value(None, "application_id", |row| row.get(0)).unwrap();
+        assert_eq!(id, APPLICATION_ID);
+        assert_eq!(format!("{APPLICATION_ID}"), MARK.trim_start_matches("PRAGMA application_id = ").trim_end_matches(';'));
+    }
+
+    #[test]
+    fn migrating_twice_changes_nothing() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
+        assert_eq!(version, 9, "one version per migration, applied once");
+    }
+}

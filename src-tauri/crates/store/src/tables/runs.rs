@@ -1,0 +1,216 @@
+//! The `runs` table: one row per run — how it started (the [`RunRecord`], written
+//! once) and where it stands (the [`RunSnapshot`], one small UPDATE per step).
+//!
+//! The row's `number` (SQLite's rowid) is the key the other run tables use, and
+//! orders runs created in the same millisecond.
+
+use crewgraph_engine::ids::{AgentId, RunId};
+use crewgraph_engine::run::{RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn};
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::error::{from_sql_int, to_sql_int, Fault};
+
+pub(crate) const V1: &str = "
+CREATE TABLE runs (
+    number           INTEGER PRIMARY KEY,
+    id               TEXT NOT NULL UNIQUE,
+    crew_name        TEXT NOT NULL,
+    crew_path        TEXT,
+    crew_fingerprint TEXT NOT NULL,
+    input            TEXT NOT NULL,
+    created_at       INTEGER NOT NULL,   -- ms since the epoch
+    -- the snapshot, rewritten by each step
+    status           TEXT NOT NULL,      -- snake_case RunStatus
+    current_agent    TEXT NOT NULL,
+    handoffs         INTEGER NOT NULL,
+    steps            INTEGER NOT NULL,
+    next_seq         INTEGER NOT NULL,
+    strikes          INTEGER NOT NULL,
+    recent           TEXT NOT NULL,      -- JSON array of turns
+    history_len      INTEGER NOT NULL,
+    error            TEXT,
+    updated_at       INTEGER NOT NULL,
+    -- how many rows the run has in `steps`: the number its next step gets
+    stored_steps     INTEGER NOT NULL
+);
+CREATE INDEX runs_by_created_at ON runs (created_at);
+";
+
+/// Where a stored run stands, as far as a new step needs to know.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Position {
+    pub(crate) number: i64,
+    pub(crate) next_seq: u64,
+    pub(crate) history_len: u32,
+    pub(crate) stored_steps: u32,
+}
+
+/// A snapshot's fields as SQLite stores them, encoded before they reach the writer.
+#[derive(Clone, Debug)]
+pub(crate) struct SnapshotRow {
+    pub(crate) snapshot: RunSnapshot,
+    recent: String,
+}
+
+impl SnapshotRow {
+    pub(crate) fn new(snapshot: &RunSnapshot) -> Result<SnapshotRow, Fault> {
+        let recent = serde_json::to_string(&snapshot.recent)
+            .map_err(|err| Fault::Unwritable(format!("the recent turns do not encode as JSON: {err}")))?;
+        Ok(SnapshotRow { snapshot: snapshot.clone(), recent })
+    }
+}
+
+pub(crate) fn position(conn: &Connection, id: &RunId) -> Result<Option<Position>, Fault> {
+    let row = conn
+        .prepare_cached("SELECT number, next_seq, history_len, stored_steps FROM runs WHERE id = ?1")?
+        .query_row([id.as_str()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?, row.get::<_, i64>(3)?)))
+        .optional()?;
+    let Some((number, next_seq, history_len, stored_steps)) = row else { return Ok(None) };
+    Ok(Some(Position {
+        number,
+        next_seq: from_sql_int(next_seq, "the next seq")?,
+        history_len: from_sql_int(history_len, "the history length")?,
+        stored_steps: from_sql_int(stored_steps, "the count of stored steps")?,
+    }))
+}
+
+/// Adds a run with the snapshot of its first step; returns its row number.
+pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow) -> Result<i64, Fault> {
+    let s = &first.snapshot;
+    conn.prepare_cached(
+        "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
+                           status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
+                           stored_steps)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1)",
+    )?
+    .execute(params![
+        record.id.as_str(),
+        record.crew_name,
+        record.crew_path,
+        record.crew_fingerprint,
+        record.input,
+        to_sql_int(record.created_at.0, "the creation time")?,
+        s.status.as_str(),
+        s.current_agent.as_str(),
+        s.handoffs,
+        s.steps,
+        to_sql_int(s.next_seq, "the next seq")?,
+        s.strikes,
+        first.recent,
+        s.history_len,
+        s.error,
+        to_sql_int(s.updated_at.0, "the update time")?,
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Rewrites a run's snapshot after a step (one row, a few hundred bytes).
+pub(crate) fn update_snapshot(conn: &Connection, number: i64, row: &SnapshotRow, stored_steps: u32) -> Result<(), Fault> {
+    let s = &row.snapshot;
+    conn.prepare_cached(
+        "UPDATE runs SET status = ?2, current_agent = ?3, handoffs = ?4, steps = ?5, next_seq = ?6, strikes = ?7,
+                         recent = ?8, history_len = ?9, error = ?10, updated_at = ?11, stored_steps = ?12
+         WHERE number = ?1",
+    )?
+    .execute(params![
+        number,
+        s.status.as_str(),
+        s.current_agent.as_str(),
+        s.handoffs,
+        s.steps,
+        to_sql_int(s.next_seq, "the next seq")?,
+        s.strikes,
+        row.recent,
+        s.history_len,
+        s.error,
+        to_sql_int(s.updated_at.0, "the update time")?,
+        stored_steps,
+    ])?;
+    Ok(())
+}
+
+/// Moves the run to `running` if its status is one of `from`, in one statement.
+/// `None` when there is no such run.
+pub(crate) fn claim(conn: &Connection, id: &RunId, from: &[RunStatus]) -> Result<Option<bool>, Fault> {
+    let names: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
+    let from_json = serde_json::to_string(&names).map_err(|err| Fault::Unwritable(err.to_string()))?;
+    let moved = conn
+        .prepare_cached("UPDATE runs SET status = 'running' WHERE id = ?1 AND status IN (SELECT value FROM json_each(?2))")?
+        .execute(params![id.as_str(), from_json])?;
+    if moved > 0 {
+        return Ok(Some(true));
+    }
+    Ok(position(conn, id)?.map(|_| false))
+}
+
+/// A run's record and snapshot, with its row number; None if unknown.
+pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunRecord, RunSnapshot)>, Fault> {
+    let mut statement = conn.prepare_cached(
+        "SELECT number, id, crew_name, crew_path, crew_fingerprint, input, created_at,
+                status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at
+         FROM runs WHERE id = ?1",
+    )?;
+    let mut rows = statement.query([id.as_str()])?;
+    let Some(row) = rows.next()? else { return Ok(None) };
+    let record = RunRecord {
+        id: RunId::new(row.get::<_, String>(1)?),
+        crew_name: row.get(2)?,
+        crew_path: row.get(3)?,
+        crew_fingerprint: row.get(4)?,
+        input: row.get(5)?,
+        created_at: timestamp(row, 6, "the creation time")?,
+    };
+    Ok(Some((row.get(0)?, record, snapshot(row, 7)?)))
+}
+
+/// Every run, newest first (by creation time, then by the order they were stored).
+pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
+    let mut statement = conn.prepare_cached(
+        "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error
+         FROM runs ORDER BY created_at DESC, number DESC",
+    )?;
+    let mut rows = statement.query([])?;
+    let mut runs = Vec::new();
+    while let Some(row) = rows.next()? {
+        runs.push(RunSummary {
+            id: RunId::new(row.get::<_, String>(0)?),
+            crew_name: row.get(1)?,
+            input: row.get(2)?,
+            status: status(row, 3)?,
+            created_at: timestamp(row, 4, "the creation time")?,
+            updated_at: timestamp(row, 5, "the update time")?,
+            steps: row.get(6)?,
+            handoffs: row.get(7)?,
+            error: row.get(8)?,
+        });
+    }
+    Ok(runs)
+}
+
+/// The snapshot in columns `at..at + 10` (status … updated_at).
+fn snapshot(row: &Row, at: usize) -> Result<RunSnapshot, Fault> {
+    let recent: String = row.get(at + 6)?;
+    let recent: Vec<Turn> =
+        serde_json::from_str(&recent).map_err(|err| Fault::Unreadable(format!("the run's recent turns are not valid JSON: {err}")))?;
+    Ok(RunSnapshot {
+        status: status(row, at)?,
+        current_agent: AgentId::new(row.get::<_, String>(at + 1)?),
+        handoffs: row.get(at + 2)?,
+        steps: row.get(at + 3)?,
+        next_seq: from_sql_int(row.get(at + 4)?, "the next seq")?,
+        strikes: row.get(at + 5)?,
+        recent,
+        history_len: row.get(at + 7)?,
+        error: row.get(at + 8)?,
+        updated_at: timestamp(row, at + 9, "the update time")?,
+    })
+}
+
+fn status(row: &Row, at: usize) -> Result<RunStatus, Fault> {
+    let text: String = row.get(at)?;
+    RunStatus::parse(&text).ok_or_else(|| Fault::Unreadable(format!("the run's status '{text}' is not one Crewgraph knows")))
+}
+
+pub(crate) fn timestamp(row: &Row, at: usize, what: &str) -> Result<Timestamp, Fault> {
+    Ok(Timestamp(from_sql_int(row.get(at)?, what)?))
+}
