@@ -15,6 +15,12 @@ pub enum ApiErrorCode {
     InvalidInput,
     /// The disk refused (permissions, a folder where a file was expected …).
     Io,
+    /// The crew has errors and cannot run.
+    InvalidCrew,
+    /// Someone else got there first (a run resumed twice, a database locked).
+    Conflict,
+    /// The run store failed.
+    Store,
 }
 
 /// A failed API call.

@@ -9,23 +9,57 @@
 
 mod crews;
 mod error;
+mod fetch;
+mod runs;
 mod types;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, SystemClock};
 
 pub use error::{ApiError, ApiErrorCode};
+pub use fetch::WebFetch;
+pub use runs::{fingerprint, RunOptions};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
 
-/// Crewgraph's operations, over one folder of crews.
-#[derive(Clone, Debug)]
+/// Crewgraph's operations, over one folder of crews and (for runs) one store.
+#[derive(Clone)]
 pub struct Api {
     crews_dir: PathBuf,
+    store: Option<Arc<dyn RunStore>>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+    http: Option<Arc<dyn HttpFetch>>,
 }
 
 impl Api {
-    /// An API whose example crews live in `crews_dir`.
+    /// An API whose example crews live in `crews_dir`, with no store yet.
     pub fn new(crews_dir: impl Into<PathBuf>) -> Self {
-        Self { crews_dir: crews_dir.into() }
+        Self {
+            crews_dir: crews_dir.into(),
+            store: None,
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(RandomIds),
+            http: WebFetch::new().ok().map(|f| Arc::new(f) as Arc<dyn HttpFetch>),
+        }
+    }
+
+    /// Keeps runs in `store`.
+    pub fn with_store(mut self, store: Arc<dyn RunStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Uses `clock` and `ids` (tests make traces byte-stable with them).
+    pub fn with_time(mut self, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        self.clock = clock;
+        self.ids = ids;
+        self
+    }
+
+    fn store(&self) -> Result<Arc<dyn RunStore>, ApiError> {
+        self.store.clone().ok_or_else(|| ApiError::new(ApiErrorCode::Store, "no run store is open"))
     }
 
     /// The folder the start view lists.

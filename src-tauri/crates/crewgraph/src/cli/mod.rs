@@ -4,6 +4,10 @@
 //! level and exits 0 when it matched, 1 when not. Usage errors exit 2.
 
 mod match_cmd;
+mod run_cmd;
+mod runs_cmd;
+mod store;
+mod transcript;
 mod validate;
 
 use std::path::PathBuf;
@@ -12,7 +16,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// Crewgraph designs, runs and watches crews of LLM agents. This is its command
-/// line: check crew files and try out signal matching without opening the window.
+/// line: check crew files, try out signal matching, and run crews without the window.
 #[derive(Debug, Parser)]
 #[command(name = "crewgraph", version, about, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
@@ -23,6 +27,9 @@ pub struct Cli {
 const EXAMPLES: &str = "\
 Examples:
   crewgraph validate crews/exam.yaml           check one crew file
+  crewgraph run crews/exam.yaml --input 'Start the exam' --script crews/scripts/exam.yaml
+                                               simulate a run with scripted replies
+  crewgraph runs                               the runs so far, with their status
   crewgraph validate crews/*.yaml crews/go-quiz check several (a folder with crew.yaml counts as one crew)
   crewgraph match --signal '[END]' --content 'All done [end]'
                                                prints: case_insensitive";
@@ -51,6 +58,75 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a crew on an input and print what happens: who worked, what they said, who
+    /// handed to whom and why. Exits 0 unless the run failed. Ctrl-C stops the run.
+    Run {
+        /// The crew file or crew folder.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// What the crew is asked to do.
+        #[arg(long)]
+        input: String,
+        #[command(flatten)]
+        run: RunFlags,
+    },
+    /// Go on with a paused run, giving it your answer (or with a run that was
+    /// interrupted, from its last stored step).
+    Resume {
+        /// The run's id (see `crewgraph runs`).
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// Your answer to the crew (needed for a paused run).
+        #[arg(long)]
+        input: Option<String>,
+        #[command(flatten)]
+        run: RunFlags,
+    },
+    /// List the stored runs, newest first, with their status.
+    Runs {
+        /// One JSON object per line instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
+    /// Print a stored run's events again, as a transcript or as JSON lines.
+    Replay {
+        /// The run's id (see `crewgraph runs`).
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// One JSON object per event and line.
+        #[arg(long)]
+        json: bool,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
+}
+
+/// The flags `run` and `resume` share.
+#[derive(Debug, clap::Args)]
+struct RunFlags {
+    /// Take the agents' replies from this script instead of a model (Simulate mode):
+    /// replies per agent, in order.
+    #[arg(long, value_name = "REPLIES.yaml")]
+    script: Option<PathBuf>,
+    /// The model to use: a named model (default, fast …) or provider/model.
+    #[arg(long, value_name = "M")]
+    model: Option<String>,
+    /// Print every event as one JSON line instead of a transcript.
+    #[arg(long)]
+    json: bool,
+    /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+}
+
+impl RunFlags {
+    fn into_args(self) -> run_cmd::RunArgs {
+        run_cmd::RunArgs { script: self.script, model: self.model, json: self.json, db: self.db }
+    }
 }
 
 const MATCH_EXAMPLES: &str = "\
@@ -67,5 +143,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Match { signal, content, .. } => {
             Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default()))
         }
+        Command::Run { file, input, run } => Ok(run_cmd::run(&file, &input, run.into_args())),
+        Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
+        Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
+        Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
     }
 }

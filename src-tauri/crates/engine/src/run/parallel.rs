@@ -79,37 +79,21 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
 
     let mut replies: Vec<Option<String>> = vec![None; members.len()];
     let mut missing = Vec::new();
-    let mut pending = vec![String::new(); members.len()];
-    let mut since = vec![Instant::now(); members.len()];
+    let mut progress = Progress { pending: vec![String::new(); members.len()], since: vec![Instant::now(); members.len()] };
     let mut failure = None;
     loop {
         tokio::select! {
             biased;
-            Some((i, update)) = rx.recv() => {
-                let agent = members[i].id.clone();
-                match update {
-                    Update::Started => {
-                        run.snapshot.steps += 1;
-                        run.event(EventKind::AgentStarted { agent, step: run.snapshot.steps });
-                    }
-                    Update::Token(text) => {
-                        pending[i].push_str(&text);
-                        if since[i].elapsed() >= TOKEN_WINDOW {
-                            run.event(EventKind::Token { agent, text: std::mem::take(&mut pending[i]) });
-                            since[i] = Instant::now();
-                        }
-                    }
-                    Update::ToolCall(call) => run.event(EventKind::ToolCall { agent, name: call.name, arguments: call.arguments }),
-                    Update::ToolResult(name, result) => run.event(EventKind::ToolResult { agent, name, result }),
-                    Update::Warning(message) => run.event(EventKind::Warning { message }),
-                }
-            }
+            Some((i, update)) = rx.recv() => progress.apply(run, &members, i, update),
             next = working.next() => {
                 let Some((i, ended)) = next else { break };
-                let agent = members[i].id.clone();
-                if !pending[i].is_empty() {
-                    run.event(EventKind::Token { agent: agent.clone(), text: std::mem::take(&mut pending[i]) });
+                // A member can finish in the very poll that sent its progress: report
+                // that progress first, so its events stay in order.
+                while let Ok((j, update)) = rx.try_recv() {
+                    progress.apply(run, &members, j, update);
                 }
+                let agent = members[i].id.clone();
+                progress.flush(run, &members, i);
                 match ended {
                     Ended::Replied(reply) => {
                         run.event(EventKind::AgentResponse { agent, content: reply.clone() });
@@ -155,6 +139,45 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
         run.add(Message::user(combined.join("\n\n")));
     }
     true
+}
+
+/// Members' streamed text waiting to become `token` events.
+struct Progress {
+    pending: Vec<String>,
+    since: Vec<Instant>,
+}
+
+impl Progress {
+    /// Turns one member's update into events.
+    fn apply(&mut self, run: &mut Run<'_>, members: &[&Agent], i: usize, update: Update) {
+        let agent = members[i].id.clone();
+        match update {
+            Update::Started => {
+                run.snapshot.steps += 1;
+                run.event(EventKind::AgentStarted { agent, step: run.snapshot.steps });
+            }
+            Update::Token(text) => {
+                self.pending[i].push_str(&text);
+                if self.since[i].elapsed() >= TOKEN_WINDOW {
+                    self.flush(run, members, i);
+                }
+            }
+            Update::ToolCall(call) => {
+                self.flush(run, members, i);
+                run.event(EventKind::ToolCall { agent, name: call.name, arguments: call.arguments });
+            }
+            Update::ToolResult(name, result) => run.event(EventKind::ToolResult { agent, name, result }),
+            Update::Warning(message) => run.event(EventKind::Warning { message }),
+        }
+    }
+
+    /// Emits member `i`'s waiting text.
+    fn flush(&mut self, run: &mut Run<'_>, members: &[&Agent], i: usize) {
+        if !self.pending[i].is_empty() {
+            run.event(EventKind::Token { agent: members[i].id.clone(), text: std::mem::take(&mut self.pending[i]) });
+            self.since[i] = Instant::now();
+        }
+    }
 }
 
 /// One member at work, with what it needs and nothing borrowed from the run.

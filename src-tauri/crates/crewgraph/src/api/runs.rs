@@ -1,0 +1,146 @@
+//! Runs through the API: start one on a crew file (with a script: Simulate mode),
+//! resume a paused or interrupted one, list them, read their stored events. The
+//! crew is loaded and validated first; a crew with errors does not run.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crewgraph_engine::load::{load_path, Loaded};
+use crewgraph_engine::run::{
+    resume_run, start_run, CrewSource, EventSink, LlmClient, RunDeps, RunError, RunEvent, RunOutcome, RunSummary, StoreError,
+};
+use crewgraph_engine::{Crew, RunId};
+use crewgraph_llm::{Script, ScriptedLlm};
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+
+use super::{Api, ApiError, ApiErrorCode};
+
+/// How a run is to be made.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Replies from a script (Simulate mode) instead of a model.
+    pub script: Option<PathBuf>,
+    /// The model to use (a named model or provider/model).
+    pub model: Option<String>,
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        let code = match error {
+            StoreError::NoSuchRun(_) => ApiErrorCode::NotFound,
+            StoreError::Busy(_) => ApiErrorCode::Conflict,
+            _ => ApiErrorCode::Store,
+        };
+        ApiError::new(code, error.to_string())
+    }
+}
+
+impl From<RunError> for ApiError {
+    fn from(error: RunError) -> Self {
+        match error {
+            RunError::Store(store) => store.into(),
+            RunError::Conflict(_) => ApiError::new(ApiErrorCode::Conflict, error.to_string()),
+            other => ApiError::new(ApiErrorCode::InvalidInput, other.to_string()),
+        }
+    }
+}
+
+/// A fingerprint of a crew's files (their contents, in the order they were read).
+pub fn fingerprint(loaded: &Loaded) -> String {
+    let mut hash = Sha256::new();
+    for file in &loaded.files {
+        hash.update(file.display().to_string().as_bytes());
+        hash.update(std::fs::read(file).unwrap_or_default());
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Loads a crew that must be valid to run, with where it came from.
+fn runnable_crew(path: &Path) -> Result<(Crew, CrewSource), ApiError> {
+    let loaded = load_path(path);
+    let source = CrewSource { path: Some(path.display().to_string()), fingerprint: fingerprint(&loaded) };
+    match (loaded.is_valid(), loaded.crew) {
+        (true, Some(crew)) => Ok((crew, source)),
+        _ => {
+            let errors: Vec<String> = loaded.diagnostics.iter().filter(|d| d.is_error()).map(ToString::to_string).collect();
+            Err(ApiError::new(
+                ApiErrorCode::InvalidCrew,
+                format!("the crew has errors and cannot run:\n{}", errors.join("\n")),
+            ))
+        }
+    }
+}
+
+/// The model for a run: a script (checked against the crew) or, later, a provider.
+fn model_for(crew: &Crew, options: &RunOptions) -> Result<Arc<dyn LlmClient>, ApiError> {
+    let Some(path) = &options.script else {
+        return Err(ApiError::new(
+            ApiErrorCode::InvalidInput,
+            "no model provider is set up yet: run the crew with a script (--script) to simulate it",
+        ));
+    };
+    let script = Script::load(path).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+    script.check(crew).map_err(|errors| {
+        ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
+    })?;
+    Ok(Arc::new(ScriptedLlm::new(&script)))
+}
+
+impl Api {
+    fn deps(&self, llm: Arc<dyn LlmClient>, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
+        Ok(RunDeps {
+            llm,
+            store: self.store()?,
+            sink,
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+            http: self.http.clone(),
+        })
+    }
+
+    /// Starts a run of the crew at `path` on `input`; events go to `sink` as they
+    /// happen. Returns when the run ends or pauses (or `cancel` fires).
+    pub async fn start_run(
+        &self,
+        path: &Path,
+        input: &str,
+        options: &RunOptions,
+        sink: Arc<dyn EventSink>,
+        cancel: &CancellationToken,
+    ) -> Result<RunOutcome, ApiError> {
+        let (crew, source) = runnable_crew(path)?;
+        let deps = self.deps(model_for(&crew, options)?, sink)?;
+        Ok(start_run(&crew, &source, input, &deps, cancel).await?)
+    }
+
+    /// Resumes a paused run with `input` (or an interrupted one from its last step),
+    /// on its crew file as it is now.
+    pub async fn resume_run(
+        &self,
+        id: &RunId,
+        input: Option<&str>,
+        options: &RunOptions,
+        sink: Arc<dyn EventSink>,
+        cancel: &CancellationToken,
+    ) -> Result<RunOutcome, ApiError> {
+        let store = self.store()?;
+        let stored = store.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
+        let path = stored.record.crew_path.clone().ok_or_else(|| {
+            ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran"))
+        })?;
+        let (crew, source) = runnable_crew(Path::new(&path))?;
+        let deps = self.deps(model_for(&crew, options)?, sink)?;
+        Ok(resume_run(&crew, &source, id, input, &deps, cancel).await?)
+    }
+
+    /// Every stored run, newest first.
+    pub async fn list_runs(&self) -> Result<Vec<RunSummary>, ApiError> {
+        Ok(self.store()?.list_runs().await?)
+    }
+
+    /// A run's stored events (after `after`, when given).
+    pub async fn run_events(&self, id: &RunId, after: Option<u64>) -> Result<Vec<RunEvent>, ApiError> {
+        Ok(self.store()?.events(id, after).await?)
+    }
+}

@@ -1,0 +1,80 @@
+//! `crewgraph run` and `crewgraph resume`: a run on the terminal, its steps printed
+//! as they are stored. Ctrl-C ends the run `cancelled`, its events kept. The exit
+//! status is 0 unless the run failed (or could not start).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crewgraph::api::{Api, ApiError, RunOptions};
+use crewgraph_engine::run::{RunOutcome, RunStatus};
+use crewgraph_engine::RunId;
+use tokio_util::sync::CancellationToken;
+
+use super::store::open_api;
+use super::transcript::Printer;
+
+/// What `run` and `resume` share.
+pub struct RunArgs {
+    pub script: Option<PathBuf>,
+    pub model: Option<String>,
+    pub json: bool,
+    pub db: Option<PathBuf>,
+}
+
+pub fn run(file: &Path, input: &str, args: RunArgs) -> ExitCode {
+    drive(args, |api, options, printer, cancel| {
+        let file = file.to_path_buf();
+        let input = input.to_owned();
+        async move { api.start_run(&file, &input, &options, printer, &cancel).await }
+    })
+}
+
+pub fn resume(id: &str, input: Option<&str>, args: RunArgs) -> ExitCode {
+    drive(args, |api, options, printer, cancel| {
+        let id = RunId::from(id);
+        let input = input.map(str::to_owned);
+        async move { api.resume_run(&id, input.as_deref(), &options, printer, &cancel).await }
+    })
+}
+
+fn drive<F, Fut>(args: RunArgs, go: F) -> ExitCode
+where
+    F: FnOnce(Api, RunOptions, Arc<Printer>, CancellationToken) -> Fut,
+    Fut: std::future::Future<Output = Result<RunOutcome, ApiError>>,
+{
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("crewgraph: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let api = match open_api(args.db.as_deref()) {
+        Ok(api) => api,
+        Err(error) => {
+            eprintln!("crewgraph: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let printer = Arc::new(Printer::new(args.json));
+    let options = RunOptions { script: args.script, model: args.model };
+    let cancel = CancellationToken::new();
+    let outcome = runtime.block_on(async {
+        let stop = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stop.cancel();
+            }
+        });
+        go(api, options, printer, cancel).await
+    });
+    match outcome {
+        Ok(outcome) if outcome.status == RunStatus::Failed => ExitCode::FAILURE,
+        Ok(_) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("crewgraph: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! `crewgraph runs` (the stored runs with their status) and `crewgraph replay`
+//! (a stored run's events, as a transcript or JSON lines).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crewgraph_engine::RunId;
+
+use super::store::open_api;
+use super::transcript::Printer;
+
+pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
+    let outcome = in_runtime(db, |api| async move { api.list_runs().await });
+    match outcome {
+        Ok(runs) if json => {
+            for run in &runs {
+                if let Ok(line) = serde_json::to_string(run) {
+                    println!("{line}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(runs) if runs.is_empty() => {
+            println!("No runs yet. Start one with: crewgraph run crews/exam.yaml --input \"…\" --script …");
+            ExitCode::SUCCESS
+        }
+        Ok(runs) => {
+            println!("{:<22}  {:<14}  {:>5}  {:>8}  {:<24}  CREW · INPUT", "RUN", "STATUS", "STEPS", "HANDOFFS", "STARTED");
+            for run in runs {
+                let input: String = run.input.chars().take(40).collect();
+                println!(
+                    "{:<22}  {:<14}  {:>5}  {:>8}  {:<24}  {} · {}",
+                    run.id.as_str(),
+                    run.status.as_str(),
+                    run.steps,
+                    run.handoffs,
+                    run.created_at.to_string(),
+                    run.crew_name,
+                    input.replace('\n', " ")
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("crewgraph: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn replay(id: &str, db: Option<&Path>, json: bool) -> ExitCode {
+    let id = RunId::from(id);
+    match in_runtime(db, |api| async move { api.run_events(&id, None).await }) {
+        Ok(events) => {
+            Printer::new(json).print_all(&events);
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("crewgraph: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn in_runtime<T, F, Fut>(db: Option<&Path>, go: F) -> Result<T, String>
+where
+    F: FnOnce(crewgraph::api::Api) -> Fut,
+    Fut: std::future::Future<Output = Result<T, crewgraph::api::ApiError>>,
+{
+    let api = open_api(db).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(go(api)).map_err(|e| e.to_string())
+}
