@@ -106,7 +106,7 @@ impl RunStore for MemoryStore {
     }
 
     async fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
-        Ok(self.with(|order, runs| {
+        let mut summaries: Vec<RunSummary> = self.with(|order, runs| {
             order
                 .iter()
                 .rev()
@@ -123,7 +123,10 @@ impl RunStore for MemoryStore {
                     error: e.snapshot.error.clone(),
                 })
                 .collect()
-        }))
+        });
+        // Newest by creation time; runs created in the same millisecond, last stored first.
+        summaries.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        Ok(summaries)
     }
 
     async fn events(&self, id: &RunId, after: Option<u64>) -> Result<Vec<RunEvent>, StoreError> {
