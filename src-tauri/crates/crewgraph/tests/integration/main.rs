@@ -1,12 +1,16 @@
 //! Tests of the `crewgraph` command line (DESIGN.md §10): the exact output shapes
-//! and exit codes of `validate` and both forms of `match`, and `--help`. One test
-//! binary; each module runs the real binary (`assert_cmd`) the way a user or a
-//! script would.
+//! and exit codes of `validate` and both forms of `match`, and `--help`; and of runs
+//! (DESIGN.md §4): every example crew's trace, one test per rule of the loop. One
+//! test binary; the CLI modules run the real binary (`assert_cmd`) the way a user or
+//! a script would, the run modules drive the API and the engine with scripted replies.
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
 
 mod help;
 mod matching;
+mod rules;
+mod runner;
 mod support;
+mod traces;
 mod validate;

@@ -365,8 +365,11 @@ impl<'a> Run<'a> {
         for target in targets {
             let Some(reply) = self.turn(target, true).await else { return };
             if onward.is_none() {
+                // Only a signal of the target's own rules routes on; its fallback does not.
                 let found = self.crew.matcher.scan(&reply);
-                if let signals::Next::Route { to, reason } = signals::decide(self.crew, target, &found, 0).next {
+                let decision = signals::decide(self.crew, target, &found, 0);
+                let signalled = decision.events.iter().any(|e| matches!(e, EventKind::SignalMatched { .. }));
+                if let (true, signals::Next::Route { to, reason }) = (signalled, decision.next) {
                     onward = Some((target.clone(), to, reason));
                 }
             }
