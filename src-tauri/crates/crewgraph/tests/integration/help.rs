@@ -50,8 +50,10 @@ fn help_examples_name_crews_that_exist() {
     assert!(!named.is_empty(), "the help shows an example crew:\n{help}");
     for path in named {
         assert!(repo_root().join(path).exists(), "--help names {path}, which is not in the repository");
-        // And the example works as shown.
-        let run = run_in(&repo_root(), &["validate", path], "");
-        assert_eq!(run.code, 0, "{path}: {}", run.stdout);
+        // And the example works as shown (scripts are not crews, so there is nothing to validate).
+        if !path.starts_with("crews/scripts/") {
+            let run = run_in(&repo_root(), &["validate", path], "");
+            assert_eq!(run.code, 0, "{path}: {}", run.stdout);
+        }
     }
 }

@@ -18,12 +18,16 @@ fn assert_error_lines(run: &Run) {
     }
 }
 
-/// The example crews, as paths relative to the repository root.
+/// The example crews, as paths relative to the repository root: the YAML files and
+/// the folders holding a crew.yaml (as the window offers them; `crews/scripts/`
+/// holds the scripts that run them, which are not crews).
 fn example_args() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(repo_root().join("crews"))
+    let crews = repo_root().join("crews");
+    let mut names: Vec<String> = fs::read_dir(&crews)
         .unwrap()
-        .map(|e| format!("crews/{}", e.unwrap().file_name().to_string_lossy()))
-        .filter(|name| !name.starts_with("crews/."))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml") || p.join("crew.yaml").is_file())
+        .map(|p| format!("crews/{}", p.file_name().unwrap().to_string_lossy()))
         .collect();
     names.sort();
     names

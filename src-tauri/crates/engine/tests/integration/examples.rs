@@ -16,12 +16,13 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::support::{crews_dir, listing};
 
-/// Every entry of `crews/` (hidden files aside), sorted.
+/// Every crew of `crews/`, sorted: the YAML files and the folders holding a
+/// crew.yaml, as the window offers them (`crews/scripts/` holds scripts, not crews).
 fn example_paths() -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = fs::read_dir(crews_dir())
         .expect("crews/ is readable")
         .map(|entry| entry.expect("a readable entry").path())
-        .filter(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .filter(|path| path.extension().is_some_and(|e| e == "yaml") || path.join("crew.yaml").is_file())
         .collect();
     paths.sort();
     paths
