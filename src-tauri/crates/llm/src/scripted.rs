@@ -261,11 +261,11 @@ fn pieces(text: &str) -> Vec<&str> {
 impl LlmClient for ScriptedLlm {
     async fn complete(
         &self,
-        request: &LlmRequest,
+        request: &LlmRequest<'_>,
         on_token: crewgraph_engine::run::llm::TokenSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<LlmReply, LlmError> {
-        let reply = self.next_reply(&request.agent)?;
+        let reply = self.next_reply(request.agent)?;
         let pieces = pieces(&reply.content);
         let pause = Duration::from_millis(reply.delay_ms) / (pieces.len().max(1) as u32);
         if pieces.is_empty() && reply.delay_ms > 0 {
@@ -301,6 +301,7 @@ async fn wait(duration: Duration, cancel: &CancellationToken) -> Result<(), LlmE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crewgraph_engine::run::history::Visible;
 
     const SCRIPT: &str = r#"replies:
   teacher:
@@ -311,8 +312,8 @@ mod tests {
   reporter: [{ content: "Score 1/1 [OK]", delay_ms: 20 }]
 "#;
 
-    fn request(agent: &str) -> LlmRequest {
-        LlmRequest { agent: AgentId::from(agent), model: None, system: String::new(), messages: vec![], tools: vec![], temperature: None }
+    fn request(agent: &AgentId) -> LlmRequest<'_> {
+        LlmRequest { agent, model: None, system: "", messages: Visible::all(&[]), tools: &[], temperature: None }
     }
 
     #[tokio::test]
@@ -321,27 +322,27 @@ mod tests {
         let cancel = CancellationToken::new();
         let streamed = Mutex::new(Vec::new());
         let on_token = |t: &str| streamed.lock().unwrap().push(t.to_owned());
-        let first = llm.complete(&request("teacher"), &on_token, &cancel).await.unwrap();
+        let first = llm.complete(&request(&AgentId::from("teacher")), &on_token, &cancel).await.unwrap();
         assert_eq!(first.content, "Question 1: what is 1/2 + 1/4? [QUESTION]");
         assert_eq!(streamed.lock().unwrap().concat(), first.content);
         assert_eq!(streamed.lock().unwrap()[0], "Question ");
-        let second = llm.complete(&request("teacher"), &|_| {}, &cancel).await.unwrap();
+        let second = llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await.unwrap();
         assert_eq!(second.tool_calls, vec![ToolCall { id: "call-1".into(), name: "current_time".into(), arguments: serde_json::json!({}) }]);
-        let third = llm.complete(&request("teacher"), &|_| {}, &cancel).await.unwrap();
+        let third = llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await.unwrap();
         assert!(third.content.ends_with("[END_EXAM]"));
-        assert_eq!(llm.complete(&request("teacher"), &|_| {}, &cancel).await, Err(LlmError::ScriptExhausted(AgentId::from("teacher"))));
+        assert_eq!(llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await, Err(LlmError::ScriptExhausted(AgentId::from("teacher"))));
     }
 
     #[tokio::test]
     async fn errors_and_unknown_agents_fail_the_call() {
         let llm = ScriptedLlm::new(&Script::parse("s.yaml", SCRIPT).unwrap());
         let cancel = CancellationToken::new();
-        assert!(llm.complete(&request("student"), &|_| {}, &cancel).await.is_ok());
+        assert!(llm.complete(&request(&AgentId::from("student")), &|_| {}, &cancel).await.is_ok());
         assert_eq!(
-            llm.complete(&request("student"), &|_| {}, &cancel).await,
+            llm.complete(&request(&AgentId::from("student")), &|_| {}, &cancel).await,
             Err(LlmError::Failed("scripted: provider unavailable".into()))
         );
-        assert_eq!(llm.complete(&request("nobody"), &|_| {}, &cancel).await, Err(LlmError::NoScriptFor(AgentId::from("nobody"))));
+        assert_eq!(llm.complete(&request(&AgentId::from("nobody")), &|_| {}, &cancel).await, Err(LlmError::NoScriptFor(AgentId::from("nobody"))));
     }
 
     #[tokio::test]
@@ -349,7 +350,7 @@ mod tests {
         let llm = ScriptedLlm::new(&Script::parse("s.yaml", "replies:\n  a: [{ content: 'slow reply here', delay_ms: 60000 }]\n").unwrap());
         let cancel = CancellationToken::new();
         cancel.cancel();
-        assert_eq!(llm.complete(&request("a"), &|_| {}, &cancel).await, Err(LlmError::Cancelled));
+        assert_eq!(llm.complete(&request(&AgentId::from("a")), &|_| {}, &cancel).await, Err(LlmError::Cancelled));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! the store at the step's end, in one transaction; the sink is then told they are
 //! committed. A run that fails, is cancelled or crashes keeps every committed step.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::history;
-use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest};
+use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec};
 use super::loops;
 use super::message::Message;
 use super::prompt;
@@ -182,6 +183,9 @@ pub(crate) struct Run<'a> {
     pub(crate) history: Vec<Message>,
     events: Vec<RunEvent>,
     added: Vec<Message>,
+    /// Each agent's system prompt (with or without signal instructions) and tool
+    /// specs, built once per run.
+    setups: HashMap<(AgentId, bool), (Arc<str>, Arc<[ToolSpec]>)>,
 }
 
 impl<'a> Run<'a> {
@@ -194,7 +198,7 @@ impl<'a> Run<'a> {
         history: Vec<Message>,
     ) -> Self {
         let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone());
-        Run { crew, deps, cancel, tools, id, snapshot, history, events: Vec::new(), added: Vec::new() }
+        Run { crew, deps, cancel, tools, id, snapshot, history, events: Vec::new(), added: Vec::new(), setups: HashMap::new() }
     }
 
     /// Records and emits an event.
@@ -441,24 +445,29 @@ impl<'a> Run<'a> {
             self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}' is not in the crew")));
             return None;
         };
-        let system = if with_signals { prompt::system_prompt(self.crew, agent_id.as_str()) } else { agent.system_prompt.clone() };
+        let (system, tool_specs) = self
+            .setups
+            .entry((agent_id.clone(), with_signals))
+            .or_insert_with(|| {
+                let system = if with_signals { prompt::system_prompt(self.crew, agent_id.as_str()) } else { agent.system_prompt.clone() };
+                (Arc::from(system), Arc::from(Tools::specs(agent)))
+            })
+            .clone();
         let budget = agent.context_budget.or(self.crew.settings.context_budget);
-        let tool_specs = Tools::specs(agent);
+        let model = agent.model.as_deref().or_else(|| agent.primary.as_ref().and_then(|p| p.model.as_deref()));
         let mut rounds = 0;
         loop {
-            let (messages, dropped) = history::visible(&self.history, &system, budget);
+            // The history is lent to the request for the call (nothing else reads it
+            // meanwhile), so a call costs the same however long the run is.
+            let history = std::mem::take(&mut self.history);
+            let (messages, dropped) = history::visible(&history, &system, budget);
             if dropped > 0 {
                 self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped });
             }
-            let request = LlmRequest {
-                agent: agent_id.clone(),
-                model: agent.model.clone().or_else(|| agent.primary.as_ref().and_then(|p| p.model.clone())),
-                system: system.clone(),
-                messages,
-                tools: tool_specs.clone(),
-                temperature: agent.temperature,
-            };
-            let reply = match self.call(&request).await {
+            let request = LlmRequest { agent: agent_id, model, system: &system, messages, tools: &tool_specs, temperature: agent.temperature };
+            let result = self.call(&request).await;
+            self.history = history;
+            let reply = match result {
                 Ok(reply) => reply,
                 Err(LlmError::Cancelled) => {
                     self.finish(RunStatus::Cancelled, None);
@@ -500,7 +509,7 @@ impl<'a> Run<'a> {
 
     /// Calls the model, turning its streamed text into `token` events gathered over
     /// [`TOKEN_WINDOW`].
-    async fn call(&mut self, request: &LlmRequest) -> Result<LlmReply, LlmError> {
+    async fn call(&mut self, request: &LlmRequest<'_>) -> Result<LlmReply, LlmError> {
         let llm = self.deps.llm.clone();
         let cancel = self.cancel;
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();

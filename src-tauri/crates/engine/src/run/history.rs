@@ -12,14 +12,51 @@ pub fn estimated_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(CHARS_PER_TOKEN)
 }
 
+/// What an agent sees of the history: its first message (the person's request) and
+/// a tail, borrowed, so handing it to a model costs nothing however long the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Visible<'a> {
+    /// The first message, when the tail does not start with it.
+    pub first: Option<&'a Message>,
+    /// The rest, in order.
+    pub rest: &'a [Message],
+}
+
+impl<'a> Visible<'a> {
+    /// All of `history`.
+    pub fn all(history: &'a [Message]) -> Self {
+        Visible { first: None, rest: history }
+    }
+
+    /// The messages in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a Message> + '_ {
+        self.first.into_iter().chain(self.rest.iter())
+    }
+
+    /// How many messages.
+    pub fn len(&self) -> usize {
+        self.rest.len() + usize::from(self.first.is_some())
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The messages, copied.
+    pub fn to_vec(&self) -> Vec<Message> {
+        self.iter().cloned().collect()
+    }
+}
+
 /// The history an agent sees within `budget` tokens (with `system` taking its part),
 /// and how many messages were left out.
-pub fn visible(history: &[Message], system: &str, budget: Option<u32>) -> (Vec<Message>, u32) {
-    let Some(budget) = budget.map(|b| b as usize) else { return (history.to_vec(), 0) };
+pub fn visible<'a>(history: &'a [Message], system: &str, budget: Option<u32>) -> (Visible<'a>, u32) {
+    let Some(budget) = budget.map(|b| b as usize) else { return (Visible::all(history), 0) };
     let size = |m: &Message| estimated_tokens(&m.content) + m.tool_calls.iter().map(|c| estimated_tokens(&c.arguments.to_string())).sum::<usize>();
     let mut total = estimated_tokens(system) + history.iter().map(size).sum::<usize>();
     if total <= budget || history.len() <= 2 {
-        return (history.to_vec(), 0);
+        return (Visible::all(history), 0);
     }
     // Keep the first message and the last; drop from the oldest after the first.
     let mut start = 1;
@@ -32,9 +69,7 @@ pub fn visible(history: &[Message], system: &str, budget: Option<u32>) -> (Vec<M
             start += 1;
         }
     }
-    let mut kept = vec![history[0].clone()];
-    kept.extend_from_slice(&history[start..]);
-    (kept, (start - 1) as u32)
+    (Visible { first: Some(&history[0]), rest: &history[start..] }, (start - 1) as u32)
 }
 
 #[cfg(test)]
@@ -66,7 +101,9 @@ mod tests {
 
     #[test]
     fn the_oldest_turns_after_the_first_message_go_first() {
-        let (kept, dropped) = visible(&history(), "", Some(40));
+        let history = history();
+        let (kept, dropped) = visible(&history, "", Some(40));
+        let kept = kept.to_vec();
         assert_eq!(dropped, 1);
         assert_eq!(kept[0].content, "first question");
         assert_eq!(kept[1].content, "x".repeat(40));
@@ -74,7 +111,9 @@ mod tests {
 
     #[test]
     fn a_tool_result_goes_with_its_call() {
-        let (kept, dropped) = visible(&history(), "", Some(25));
+        let history = history();
+        let (kept, dropped) = visible(&history, "", Some(25));
+        let kept = kept.to_vec();
         assert_eq!(dropped, 3, "the call and its result are dropped together");
         assert!(kept.iter().all(|m| m.role != Role::Tool));
         assert_eq!(kept.last().unwrap().content, "latest");
@@ -82,7 +121,8 @@ mod tests {
 
     #[test]
     fn the_first_and_last_messages_always_stay() {
-        let (kept, _) = visible(&history(), "", Some(1));
+        let history = history();
+        let kept = visible(&history, "", Some(1)).0.to_vec();
         assert_eq!(kept.first().unwrap().content, "first question");
         assert_eq!(kept.last().unwrap().content, "latest");
     }

@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::message::{Message, ToolCall};
+use super::history::Visible;
+use super::message::ToolCall;
 use crate::ids::AgentId;
 
 /// A tool the agent may call, as the model is told about it.
@@ -18,15 +19,16 @@ pub struct ToolSpec {
 }
 
 /// One call to a model: an agent's system prompt, the history it sees, its tools.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LlmRequest {
+/// It borrows them from the run, so a call costs the same however long the run is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LlmRequest<'a> {
     /// The agent speaking (the scripted provider picks its replies by it).
-    pub agent: AgentId,
+    pub agent: &'a AgentId,
     /// A named model or `provider/model`; None = the default model.
-    pub model: Option<String>,
-    pub system: String,
-    pub messages: Vec<Message>,
-    pub tools: Vec<ToolSpec>,
+    pub model: Option<&'a str>,
+    pub system: &'a str,
+    pub messages: Visible<'a>,
+    pub tools: &'a [ToolSpec],
     pub temperature: Option<f64>,
 }
 
@@ -73,7 +75,7 @@ pub trait LlmClient: Send + Sync {
     /// once `cancel` fires.
     async fn complete(
         &self,
-        request: &LlmRequest,
+        request: &LlmRequest<'_>,
         on_token: TokenSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<LlmReply, LlmError>;

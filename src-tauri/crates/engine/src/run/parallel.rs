@@ -201,15 +201,16 @@ impl Member<'_> {
     async fn work(mut self) -> Ended {
         self.say(Update::Started);
         let system = self.agent.system_prompt.clone();
+        let specs = Tools::specs(self.agent);
         let mut rounds = 0;
         loop {
             let (messages, _) = history::visible(&self.history, &system, self.budget);
             let request = LlmRequest {
-                agent: self.agent.id.clone(),
-                model: self.agent.model.clone().or_else(|| self.agent.primary.as_ref().and_then(|p| p.model.clone())),
-                system: system.clone(),
+                agent: &self.agent.id,
+                model: self.agent.model.as_deref().or_else(|| self.agent.primary.as_ref().and_then(|p| p.model.as_deref())),
+                system: &system,
                 messages,
-                tools: Tools::specs(self.agent),
+                tools: &specs,
                 temperature: self.agent.temperature,
             };
             let tx = self.tx.clone();
