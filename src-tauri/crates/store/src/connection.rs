@@ -56,6 +56,10 @@ pub(crate) fn open_writer(path: &Path, options: &StoreOptions) -> Result<Connect
     }
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|err| sqlite_error(err, "configure the database", path))?;
+    // Many runs at once touch a page or three each per table: a larger page cache
+    // keeps their pages at hand (32 MiB at most, only once that many are in use).
+    conn.pragma_update(None, "cache_size", -32 * 1024)
+        .map_err(|err| sqlite_error(err, "configure the database", path))?;
     // After a burst the write-ahead log shrinks back to this size at its next checkpoint.
     conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024)
         .map_err(|err| sqlite_error(err, "configure the database", path))?;

@@ -20,6 +20,10 @@ use crate::tables::{events, history, runs};
 use crate::writer::{WriteStats, Writer};
 
 /// Runs (and crews, runtime agents, settings) kept in one SQLite file.
+///
+/// Its async methods run on tokio (reads use its blocking pool). Several programs
+/// may open one file: SQLite serializes their writes, each waiting up to the busy
+/// timeout ([`StoreOptions`]) before `StoreError::Busy`.
 pub struct SqliteStore {
     path: PathBuf,
     // Declared before `writer`: reads are dropped first, then the writer closes last.

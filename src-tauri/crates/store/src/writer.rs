@@ -14,7 +14,8 @@
 //!    the commit held, the commit's error if not.
 //!
 //! A lone request costs one small transaction; under load, hundreds of steps share
-//! one commit. Callers never block a tokio thread: they queue and await.
+//! one commit. Callers never block a tokio thread: they queue and await. A request,
+//! once queued, is carried out even if its caller stops waiting for the answer.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
