@@ -221,3 +221,33 @@ async fn every_answered_write_is_in_the_file_after_the_store_closes() {
         run.assert_stored(&store).await;
     }
 }
+
+#[tokio::test]
+async fn a_damaged_row_reads_as_corrupt_naming_the_run_not_a_panic() {
+    let dir = temp_dir();
+    let path = dir.path().join("crewgraph.db");
+    let store = open_sqlite(&path);
+    let mut run = Run::new("run-damaged", 1_795_000_000_000);
+    run.create(&store).await.unwrap();
+    let step = run.handoff("fine");
+    run.append(&store, step).await.unwrap();
+
+    let other = other_program(&path);
+    other.execute("UPDATE events SET body = '{\"type\":\"no_such_event\"}' WHERE seq = 3", []).unwrap();
+    match store.events(run.id(), None).await {
+        Err(StoreError::Corrupt(message)) => {
+            assert!(message.contains("event 3 of run 'run-damaged'"), "{message}");
+            assert!(message.contains(&path.display().to_string()), "{message}");
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert_eq!(store.events(run.id(), Some(3)).await.map(|e| e.len()), Ok(1), "the events after it still read");
+
+    other.execute("UPDATE history SET body = 'not json' WHERE position = 1", []).unwrap();
+    assert!(matches!(store.load_run(run.id()).await, Err(StoreError::Corrupt(_))));
+    other.execute("UPDATE runs SET status = 'sleeping'", []).unwrap();
+    match store.list_runs().await {
+        Err(StoreError::Corrupt(message)) => assert!(message.contains("'sleeping'"), "{message}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
