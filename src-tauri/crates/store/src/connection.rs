@@ -37,13 +37,21 @@ const STATEMENT_CACHE: usize = 64;
 /// checks it is Crewgraph's, and migrates it to the current schema.
 pub(crate) fn open_writer(path: &Path, options: &StoreOptions) -> Result<Connection, StoreError> {
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(folder).map_err(|err| {
-            StoreError::Io(format!("cannot create the folder {} for the database {}: {err}", folder.display(), path.display()))
+        std::fs::create_dir_all(folder).map_err(|err| match folder.ancestors().find(|a| a.is_file()) {
+            Some(file) => StoreError::Io(format!(
+                "cannot keep the database {} there: {} is a file, not a folder",
+                path.display(),
+                file.display()
+            )),
+            None => StoreError::Io(format!("cannot create the folder {} for the database {}: {err}", folder.display(), path.display())),
         })?;
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|err| sqlite_error(err, "open the database", path))?;
     configure(&conn, options).map_err(|fault| fault.describe("open the database", path))?;
+    // Before anything is written: turning on WAL would already change another
+    // program's database, which must be refused untouched.
+    check_is_crewgraphs(&conn).map_err(|fault| fault.describe("open the database", path))?;
     // WAL lives in the file: set once here, every later connection reads in WAL.
     let mode: String = conn
         .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
@@ -63,7 +71,6 @@ pub(crate) fn open_writer(path: &Path, options: &StoreOptions) -> Result<Connect
     // After a burst the write-ahead log shrinks back to this size at its next checkpoint.
     conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024)
         .map_err(|err| sqlite_error(err, "configure the database", path))?;
-    check_is_crewgraphs(&conn).map_err(|fault| fault.describe("open the database", path))?;
     // Migrations take the write lock at once, so two programs opening a new file
     // wait for each other instead of both creating the tables.
     conn.set_transaction_behavior(TransactionBehavior::Immediate);
