@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use crewgraph_engine::load::{load_path, Loaded};
 use crewgraph_engine::run::{
-    resume_run, start_run, CrewSource, EventSink, LlmClient, RunDeps, RunError, RunEvent, RunOutcome, RunSummary, StoreError,
+    resume_run, start_run, CrewSource, EventSink, LlmClient, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
+    StoreError,
 };
 use crewgraph_engine::{Crew, RunId};
 use crewgraph_llm::{Script, ScriptedLlm};
@@ -46,20 +47,24 @@ impl From<RunError> for ApiError {
     }
 }
 
-/// A fingerprint of a crew's files (their contents, in the order they were read).
+/// A fingerprint of a crew's files (their names and contents, in the order they were
+/// read). Names, not paths: the same crew reached by another path (relative, absolute)
+/// is the same crew.
 pub fn fingerprint(loaded: &Loaded) -> String {
     let mut hash = Sha256::new();
     for file in &loaded.files {
-        hash.update(file.display().to_string().as_bytes());
+        hash.update(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().as_bytes());
         hash.update(std::fs::read(file).unwrap_or_default());
     }
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Loads a crew that must be valid to run, with where it came from.
+/// Loads a crew that must be valid to run, with where it came from. The run keeps
+/// the crew's absolute path, so it can be resumed from any folder.
 fn runnable_crew(path: &Path) -> Result<(Crew, CrewSource), ApiError> {
     let loaded = load_path(path);
-    let source = CrewSource { path: Some(path.display().to_string()), fingerprint: fingerprint(&loaded) };
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let source = CrewSource { path: Some(absolute.display().to_string()), fingerprint: fingerprint(&loaded) };
     match (loaded.is_valid(), loaded.crew) {
         (true, Some(crew)) => Ok((crew, source)),
         _ => {
@@ -126,12 +131,26 @@ impl Api {
     ) -> Result<RunOutcome, ApiError> {
         let store = self.store()?;
         let stored = store.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
+        if stored.snapshot.status == RunStatus::Paused && input.is_none_or(|i| i.trim().is_empty()) {
+            return Err(ApiError::new(
+                ApiErrorCode::InvalidInput,
+                format!("run '{id}' is paused, waiting for your answer: resume it with one (--input TEXT)"),
+            ));
+        }
         let path = stored.record.crew_path.clone().ok_or_else(|| {
             ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran"))
         })?;
         let (crew, source) = runnable_crew(Path::new(&path))?;
         let deps = self.deps(model_for(&crew, options)?, sink)?;
-        Ok(resume_run(&crew, &source, id, input, &deps, cancel).await?)
+        match resume_run(&crew, &source, id, input, &deps, cancel).await {
+            // Two resumes that both loaded the run before either stored a step: the
+            // store keeps the first one's step and refuses the other's.
+            Err(RunError::Store(StoreError::OutOfOrder { .. })) => Err(ApiError::new(
+                ApiErrorCode::Conflict,
+                format!("{} (another resume of it stored its next step first)", RunError::Conflict(id.clone())),
+            )),
+            outcome => Ok(outcome?),
+        }
     }
 
     /// Every stored run, newest first.

@@ -61,20 +61,47 @@ where
     let options = RunOptions { script: args.script, model: args.model };
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
-        let stop = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stop.cancel();
-            }
-        });
+        listen_for_ctrl_c(cancel.clone());
         go(api, options, printer, cancel).await
     });
     match outcome {
-        Ok(outcome) if outcome.status == RunStatus::Failed => ExitCode::FAILURE,
+        Ok(outcome) if outcome.status == RunStatus::Failed => {
+            // Said on stderr too: with --json, stdout often goes to a file or a pipe.
+            let error = outcome.error.as_deref().unwrap_or("no reason given");
+            eprintln!("crewgraph: run {} failed: {error}", outcome.run_id);
+            ExitCode::FAILURE
+        }
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("crewgraph: {error}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Cancels the run on Ctrl-C. The handler is in place when this returns (before the
+/// run starts): a Ctrl-C that came before it would kill the process and leave the
+/// run `running` instead of `cancelled`.
+#[cfg(unix)]
+fn listen_for_ctrl_c(cancel: CancellationToken) {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::interrupt()) {
+        Ok(mut interrupt) => {
+            tokio::spawn(async move {
+                if interrupt.recv().await.is_some() {
+                    cancel.cancel();
+                }
+            });
+        }
+        Err(error) => eprintln!("crewgraph: Ctrl-C cannot stop this run cleanly: {error}"),
+    }
+}
+
+#[cfg(not(unix))]
+fn listen_for_ctrl_c(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
 }
