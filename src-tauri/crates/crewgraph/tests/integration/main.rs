@@ -3,11 +3,16 @@
 //! (DESIGN.md §4): every example crew's trace, one test per rule of the loop. One
 //! test binary; the CLI modules run the real binary (`assert_cmd`) the way a user or
 //! a script would, the run modules drive the API and the engine with scripted replies.
+//! End to end through the binary (`e2e` helpers): crash safety under SIGKILL
+//! (`crash`) and Ctrl-C (`interrupt`).
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
 
+mod crash;
+mod e2e;
 mod help;
+mod interrupt;
 mod matching;
 mod rules;
 mod runner;
