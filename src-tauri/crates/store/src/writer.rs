@@ -73,7 +73,11 @@ struct Pending<T> {
 impl<T: Send> Request for Pending<T> {
     fn apply(&mut self, conn: &Connection, now: Timestamp) -> bool {
         let Some(work) = self.work.take() else { return false };
-        let result = work(conn, now).map_err(|fault| fault.describe(&self.doing, &self.path));
+        // A bug in one request must not take the writer (and every later write) down:
+        // its savepoint is rolled back like any failure's.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(conn, now)))
+            .unwrap_or_else(|_| Err(Fault::Unwritable("the store's code failed (a bug: please report it)".into())))
+            .map_err(|fault| fault.describe(&self.doing, &self.path));
         let ok = result.is_ok();
         self.result = Some(result);
         ok
@@ -213,4 +217,44 @@ fn rollback(conn: &Connection) {
 fn now() -> Timestamp {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     Timestamp(since.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer() -> Writer {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
+        Writer::start(conn, Path::new("test.db")).unwrap()
+    }
+
+    fn count() -> Work<i64> {
+        Box::new(|conn, _| Ok(conn.query_row("SELECT count(*) FROM t", [], |row| row.get(0))?))
+    }
+
+    #[tokio::test]
+    async fn a_request_that_panics_fails_alone_and_the_writer_goes_on() {
+        let writer = writer();
+        let panics: Work<()> = Box::new(|conn, _| {
+            conn.execute("INSERT INTO t VALUES (1)", [])?;
+            panic!("a bug in a request");
+        });
+        match writer.write("insert".into(), panics).await {
+            Err(StoreError::Io(message)) => assert!(message.contains("a bug"), "{message}"),
+            other => panic!("expected Io, got {other:?}"),
+        }
+        assert_eq!(writer.write("count".into(), count()).await, Ok(0), "its insert was rolled back");
+        let inserts: Work<()> = Box::new(|conn, _| Ok(conn.execute("INSERT INTO t VALUES (2)", []).map(|_| ())?));
+        assert_eq!(writer.write("insert".into(), inserts).await, Ok(()));
+        assert_eq!(writer.write("count".into(), count()).await, Ok(1));
+    }
+
+    #[tokio::test]
+    async fn the_batch_time_is_the_wall_clock() {
+        let writer = writer();
+        let before = now();
+        let seen = writer.write("read the time".into(), Box::new(|_, now| Ok(now))).await.unwrap();
+        assert!(seen >= before && seen <= Timestamp(now().0 + 1), "{seen:?}");
+    }
 }
