@@ -4,11 +4,14 @@
 //! test binary; the CLI modules run the real binary (`assert_cmd`) the way a user or
 //! a script would, the run modules drive the API and the engine with scripted replies.
 //! End to end through the binary (`e2e` helpers): crash safety under SIGKILL
-//! (`crash`) and Ctrl-C (`interrupt`).
+//! (`crash`), Ctrl-C (`interrupt`), bad scripts, crews and resumes (`bad_runs`), bad
+//! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
 
+mod bad_db;
+mod bad_runs;
 mod crash;
 mod e2e;
 mod help;
@@ -16,6 +19,7 @@ mod interrupt;
 mod matching;
 mod rules;
 mod runner;
+mod shapes;
 mod support;
 mod traces;
 mod validate;
