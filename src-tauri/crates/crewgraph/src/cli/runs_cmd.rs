@@ -6,11 +6,12 @@ use std::process::ExitCode;
 
 use crewgraph_engine::RunId;
 
-use super::store::open_api;
+use super::store::open_existing;
 use super::transcript::Printer;
 
 pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
-    let outcome = in_runtime(db, |api| async move { api.list_runs().await });
+    // No database yet means no runs yet.
+    let outcome = in_runtime(db, |api| async move { api.list_runs().await }).map(Option::unwrap_or_default);
     match outcome {
         Ok(runs) if json => {
             for run in &runs {
@@ -49,9 +50,13 @@ pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
 }
 
 pub fn replay(id: &str, db: Option<&Path>, json: bool) -> ExitCode {
-    let id = RunId::from(id);
-    match in_runtime(db, |api| async move { api.run_events(&id, None).await }) {
-        Ok(events) => {
+    let run = RunId::from(id);
+    match in_runtime(db, |api| async move { api.run_events(&run, None).await }) {
+        Ok(None) => {
+            eprintln!("crewgraph: there is no run '{id}' (there is no database yet)");
+            ExitCode::FAILURE
+        }
+        Ok(Some(events)) => {
             Printer::new(json).print_all(&events);
             ExitCode::SUCCESS
         }
@@ -62,12 +67,13 @@ pub fn replay(id: &str, db: Option<&Path>, json: bool) -> ExitCode {
     }
 }
 
-fn in_runtime<T, F, Fut>(db: Option<&Path>, go: F) -> Result<T, String>
+/// Runs `go` on the existing database; None when there is none yet.
+fn in_runtime<T, F, Fut>(db: Option<&Path>, go: F) -> Result<Option<T>, String>
 where
     F: FnOnce(crewgraph::api::Api) -> Fut,
     Fut: std::future::Future<Output = Result<T, crewgraph::api::ApiError>>,
 {
-    let api = open_api(db).map_err(|e| e.to_string())?;
+    let Some(api) = open_existing(db)? else { return Ok(None) };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-    runtime.block_on(go(api)).map_err(|e| e.to_string())
+    runtime.block_on(go(api)).map(Some).map_err(|e| e.to_string())
 }

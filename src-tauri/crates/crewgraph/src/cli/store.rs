@@ -7,13 +7,28 @@ use std::sync::Arc;
 use crewgraph::api::Api;
 use crewgraph_store::SqliteStore;
 
-/// The API over the chosen database (crews are not listed by the CLI, so the crews
-/// folder is the current one).
+/// The database path: `--db`, else `$CREWGRAPH_DB`, else the default.
+pub fn database_path(db: Option<&Path>) -> Result<PathBuf, String> {
+    match db.map(Path::to_path_buf).or_else(|| std::env::var_os("CREWGRAPH_DB").map(PathBuf::from)) {
+        Some(path) => Ok(path),
+        None => SqliteStore::default_path().map_err(|e| e.to_string()),
+    }
+}
+
+/// The API over the chosen database, creating it when missing (crews are not listed
+/// by the CLI, so the crews folder is the current one).
 pub fn open_api(db: Option<&Path>) -> Result<Api, String> {
-    let path = match db.map(Path::to_path_buf).or_else(|| std::env::var_os("CREWGRAPH_DB").map(PathBuf::from)) {
-        Some(path) => path,
-        None => SqliteStore::default_path().map_err(|e| e.to_string())?,
-    };
+    let path = database_path(db)?;
     let store = SqliteStore::open(&path).map_err(|e| format!("{e} (database {})", path.display()))?;
     Ok(Api::new("crews").with_store(Arc::new(store)))
+}
+
+/// The API over the chosen database if it exists: commands that only read
+/// (`runs`, `replay`) do not create one.
+pub fn open_existing(db: Option<&Path>) -> Result<Option<Api>, String> {
+    let path = database_path(db)?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    open_api(Some(&path)).map(Some)
 }

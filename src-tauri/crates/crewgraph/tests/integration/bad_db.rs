@@ -201,3 +201,19 @@ fn crewgraph_with_env(db: &std::path::Path, args: &[&str]) -> std::process::Outp
         .output()
         .unwrap()
 }
+
+/// Regression: `runs` and `replay` only read, yet created the database file (and its
+/// folder) when it did not exist.
+#[test]
+fn reading_commands_never_create_a_database() {
+    let sandbox = Sandbox::new();
+    let db = sandbox.path("not-yet/crewgraph.db");
+    let db_arg = db.display().to_string();
+    let runs = crate::e2e::cg_in(&crate::support::repo_root(), &["runs", "--db", &db_arg]);
+    assert_eq!(runs.code, 0, "no database is no runs: {runs:?}");
+    assert!(runs.stdout.contains("No runs yet"), "{}", runs.stdout);
+    let replay = crate::e2e::cg_in(&crate::support::repo_root(), &["replay", "run-1", "--db", &db_arg]);
+    assert_eq!(replay.code, 1, "{replay:?}");
+    assert!(replay.stderr.contains("there is no run 'run-1'"), "{}", replay.stderr);
+    assert!(!db.exists() && !db.parent().unwrap().exists(), "nothing was created");
+}
