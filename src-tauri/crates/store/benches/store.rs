@@ -161,10 +161,14 @@ fn report(rt: &Runtime, dir: &Path) {
             times.push(started.elapsed());
         }
         times.sort();
+        let micros = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "append_step, one run, {REPLY}-byte reply: median {:.1} µs, p99 {:.1} µs (5,000 appends)",
-            times[times.len() / 2].as_secs_f64() * 1e6,
-            times[times.len() * 99 / 100].as_secs_f64() * 1e6
+            "append_step, one run, {REPLY}-byte reply (5,000 appends): median {:.1} µs, mean {:.1} µs, p99 {:.1} µs, p99.9 {:.1} µs, max {:.1} µs",
+            micros(times[times.len() / 2]),
+            micros(times.iter().sum::<Duration>()) / times.len() as f64,
+            micros(times[times.len() * 99 / 100]),
+            micros(times[times.len() * 999 / 1000]),
+            micros(times[times.len() - 1]),
         );
 
         for at in [10u32, 1_000] {
