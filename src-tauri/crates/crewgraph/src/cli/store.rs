@@ -27,7 +27,10 @@ pub fn open_api(db: Option<&Path>) -> Result<Api, String> {
 /// (`runs`, `replay`) do not create one.
 pub fn open_existing(db: Option<&Path>) -> Result<Option<Api>, String> {
     let path = database_path(db)?;
-    if !path.exists() {
+    // A path that can never hold a database (under a file) is an error, not "no runs":
+    // opening it says why.
+    let impossible = path.ancestors().skip(1).any(|a| a.is_file());
+    if !path.exists() && !impossible {
         return Ok(None);
     }
     open_api(Some(&path)).map(Some)

@@ -185,8 +185,11 @@ pub(crate) struct Run<'a> {
     added: Vec<Message>,
     /// Each agent's system prompt (with or without signal instructions) and tool
     /// specs, built once per run.
-    setups: HashMap<(AgentId, bool), (Arc<str>, Arc<[ToolSpec]>)>,
+    setups: HashMap<(AgentId, bool), AgentSetup>,
 }
+
+/// What an agent's model call always carries: its system prompt and tool specs.
+type AgentSetup = (Arc<str>, Arc<[ToolSpec]>);
 
 impl<'a> Run<'a> {
     fn new(

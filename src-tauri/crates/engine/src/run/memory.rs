@@ -125,7 +125,7 @@ impl RunStore for MemoryStore {
                 .collect()
         });
         // Newest by creation time; runs created in the same millisecond, last stored first.
-        summaries.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        summaries.sort_by_key(|s| std::cmp::Reverse(s.created_at));
         Ok(summaries)
     }
 

@@ -47,7 +47,7 @@ impl Tools {
 
     /// Runs one call of `agent`: Ok is the result, Err an error result for the agent.
     pub async fn call(&self, agent: &Agent, call: &ToolCall, cancel: &CancellationToken) -> Result<String, String> {
-        if !agent.tools.iter().any(|t| *t == call.name) {
+        if !agent.tools.contains(&call.name) {
             return Err(format!("unknown tool '{}': agent '{}' has no such tool", call.name, agent.id));
         }
         match call.name.as_str() {
