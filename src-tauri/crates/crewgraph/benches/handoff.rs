@@ -1,0 +1,48 @@
+//! The engine's overhead per handoff: a run of 100 handoffs between two agents whose
+//! (scripted) replies are instant, so all the time is Crewgraph's own — calling the
+//! agent, matching its signal, deciding, writing the step — with the in-memory
+//! store and with every step persisted to a SQLite file. Divide by 100 for the
+//! time per handoff. `make bench`; figures in BENCHMARKS.md.
+
+mod common;
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use crewgraph_engine::run::{start_run, CrewSource, MemoryStore, RunStatus, RunStore};
+use crewgraph_store::SqliteStore;
+use tokio_util::sync::CancellationToken;
+
+const HANDOFFS: usize = 100;
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let crew = common::ping_pong(HANDOFFS as u32 + 2);
+    let script = common::script(HANDOFFS, 240, 0);
+    let source = CrewSource::default();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sqlite: Arc<dyn RunStore> = Arc::new(SqliteStore::open(dir.path().join("bench.db")).expect("open the store"));
+
+    let mut group = c.benchmark_group("run_of_100_handoffs");
+    group.throughput(Throughput::Elements(HANDOFFS as u64));
+    let run = |store: Arc<dyn RunStore>| {
+        let deps = common::deps(&script, store.clone());
+        let (crew, source) = (&crew, &source);
+        async move {
+            let outcome = start_run(crew, source, "go", &deps, &CancellationToken::new()).await.expect("runs");
+            assert_eq!((outcome.status, outcome.handoffs as usize), (RunStatus::Terminated, HANDOFFS));
+            store
+        }
+    };
+    // A fresh in-memory store per run (made outside the timing), so the measure is
+    // the run, not a store growing with every iteration.
+    group.bench_function("in_memory", |b| {
+        b.to_async(&runtime).iter_batched(|| Arc::new(MemoryStore::new()) as Arc<dyn RunStore>, run, BatchSize::SmallInput)
+    });
+    // One SQLite file for all runs, as in use.
+    group.bench_function("sqlite_file", |b| b.to_async(&runtime).iter(|| run(sqlite.clone())));
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,241 @@
+//! Load figures for BENCHMARKS.md: what a step stores, how wide a parallel group
+//! fans out, how many runs at once the engine and the SQLite store carry, and what
+//! a run costs in memory. One-shot measurements printed as a table, so run it on a
+//! quiet machine: `cargo bench -p crewgraph --bench load` (or `make bench`).
+//! `LOAD_RUNS=1000` limits the concurrency scenarios to the 1,000-run case.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crewgraph_engine::load::load_str;
+use crewgraph_engine::run::{start_run, CrewSource, EventSink, MemoryStore, NullSink, RunEvent, RunStatus, RunStore};
+use crewgraph_engine::RunId;
+use crewgraph_llm::{Script, ScriptedLlm};
+use crewgraph_store::SqliteStore;
+use tokio_util::sync::CancellationToken;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    println!("# Crewgraph load figures (one run; compare them as ratios)\n");
+    bytes_per_step(&runtime);
+    parallel_groups(&runtime);
+    let counts: Vec<usize> = match std::env::var("LOAD_RUNS") {
+        Ok(n) => vec![n.parse().expect("LOAD_RUNS is a number")],
+        Err(_) => vec![1_000, 10_000],
+    };
+    for runs in counts {
+        concurrent_runs(&runtime, runs);
+    }
+    memory(&runtime);
+}
+
+/// The database's size after checkpointing its WAL into it.
+fn checkpointed_size(path: &std::path::Path) -> u64 {
+    let conn = rusqlite::Connection::open(path).expect("open for measuring");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
+    drop(conn);
+    std::fs::metadata(path).expect("the database file").len()
+}
+
+/// Bytes stored per step for short and long runs of 240-byte replies: the growth of
+/// the database (after checkpoint) divided by the steps written.
+fn bytes_per_step(runtime: &tokio::runtime::Runtime) {
+    println!("## Bytes stored per step (240-byte replies)\n");
+    println!("| runs × handoffs | steps | bytes per step |");
+    println!("|---|---|---|");
+    for (runs, handoffs) in [(100usize, 10usize), (1, 1_000), (1, 10_000)] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("bytes.db");
+        let store = Arc::new(SqliteStore::open(&path).expect("open"));
+        drop(store);
+        let empty = checkpointed_size(&path);
+        let store: Arc<dyn RunStore> = Arc::new(SqliteStore::open(&path).expect("open"));
+        let crew = common::ping_pong(handoffs as u32 + 2);
+        let script = common::script(handoffs, 240, 0);
+        let mut steps = 0u64;
+        runtime.block_on(async {
+            for _ in 0..runs {
+                let deps = common::deps(&script, store.clone());
+                let outcome = start_run(&crew, &CrewSource::default(), "go", &deps, &CancellationToken::new()).await.expect("runs");
+                assert_eq!(outcome.status, RunStatus::Terminated);
+                steps += outcome.steps as u64 + 1; // + the run's first step (run_started)
+            }
+        });
+        drop(store);
+        let grown = checkpointed_size(&path) - empty;
+        println!("| {runs} × {handoffs} | {steps} | {} |", grown / steps);
+    }
+    println!();
+}
+
+/// Records when chosen events happen, by run.
+#[derive(Default)]
+struct Timing(Mutex<Vec<(RunId, &'static str, Instant)>>);
+
+impl EventSink for Timing {
+    fn emit(&self, event: &RunEvent) {
+        let kind = event.kind.type_name();
+        if matches!(kind, "agent_response" | "agent_started" | "parallel_started" | "parallel_finished") {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.push((event.run_id.clone(), kind, Instant::now()));
+            }
+        }
+    }
+}
+
+/// A parallel group of K members each replying in 50 ms: the group's wall time.
+fn parallel_groups(runtime: &tokio::runtime::Runtime) {
+    println!("## Parallel group, K members × 50 ms each\n");
+    println!("| K | group wall time | ratio to 50 ms |");
+    println!("|---|---|---|");
+    for k in [32usize, 256] {
+        let members: Vec<String> = (0..k).map(|i| format!("m{i}")).collect();
+        let agents: String = members.iter().map(|m| format!("  - {{ id: {m} }}\n")).collect();
+        let yaml = format!(
+            "name: Fan out\nentry_point: lead\nsignals:\n  - {{ name: \"[GO]\", behavior: parallel }}\nagents:\n  - {{ id: lead }}\n{agents}\
+             routing:\n  signals:\n    lead:\n      - {{ signal: \"[GO]\", target: all }}\n      - {{ signal: \"[DONE]\", target: \"\" }}\n\
+             \x20 parallel_groups:\n    all:\n      agents: [{}]\n      timeout: 10s\n      wait_for_all: true\n",
+            members.join(", ")
+        );
+        let crew = load_str("fan-out.yaml", &yaml).crew.expect("valid");
+        let replies: String = members.iter().map(|m| format!("  {m}: [{{ content: \"done\", delay_ms: 50 }}]\n")).collect();
+        let script = Script::parse("fan.yaml", &format!("replies:\n  lead: [\"go [GO]\", \"all done [DONE]\"]\n{replies}")).expect("script");
+        let timing = Arc::new(Timing::default());
+        let mut deps = common::deps_with_sink(&script, Arc::new(MemoryStore::new()), timing.clone());
+        deps.llm = Arc::new(ScriptedLlm::new(&script));
+        let outcome = runtime.block_on(start_run(&crew, &CrewSource::default(), "go", &deps, &CancellationToken::new())).expect("runs");
+        assert_eq!(outcome.status, RunStatus::Terminated);
+        let seen = timing.0.lock().expect("timing");
+        let at = |kind: &str| seen.iter().find(|(_, k, _)| *k == kind).map(|(_, _, t)| *t).expect("event seen");
+        let wall = at("parallel_finished") - at("parallel_started");
+        println!("| {k} | {:.1} ms | {:.2} |", wall.as_secs_f64() * 1000.0, wall.as_secs_f64() / 0.050);
+    }
+    println!();
+}
+
+/// N runs at once, each 10 handoffs of 50 ms replies, every step persisted to one
+/// SQLite file: wall time against the ideal (11 turns × 50 ms), handoffs per second,
+/// and the delay between a reply and the next agent's start (the step's commit).
+fn concurrent_runs(runtime: &tokio::runtime::Runtime, runs: usize) {
+    const HANDOFFS: usize = 10;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sqlite = Arc::new(SqliteStore::open(dir.path().join("load.db")).expect("open"));
+    let store: Arc<dyn RunStore> = sqlite.clone();
+    let crew = Arc::new(common::ping_pong(HANDOFFS as u32 + 2));
+    let script = common::script(HANDOFFS, 240, 50);
+    let timing = Arc::new(Timing::default());
+    let started = Instant::now();
+    let outcomes = runtime.block_on(async {
+        let tasks: Vec<_> = (0..runs)
+            .map(|_| {
+                let deps = common::deps_with_sink(&script, store.clone(), timing.clone());
+                let crew = crew.clone();
+                tokio::spawn(async move { start_run(&crew, &CrewSource::default(), "go", &deps, &CancellationToken::new()).await })
+            })
+            .collect();
+        let mut outcomes = Vec::with_capacity(runs);
+        for task in tasks {
+            outcomes.push(task.await.expect("task").expect("run"));
+        }
+        outcomes
+    });
+    let wall = started.elapsed();
+    assert!(outcomes.iter().all(|o| o.status == RunStatus::Terminated && o.handoffs as usize == HANDOFFS));
+    // Every event is stored.
+    let stored: usize = runtime.block_on(async {
+        let mut total = 0;
+        for o in &outcomes {
+            total += store.events(&o.run_id, None).await.expect("events").len();
+        }
+        total
+    });
+    let ideal = Duration::from_millis(50 * (HANDOFFS as u64 + 1));
+    let mut delays = reply_to_next_step(&timing);
+    delays.sort();
+    let p = |q: f64| delays[((delays.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1000.0;
+    let stats = sqlite.write_stats();
+    println!("## {runs} concurrent runs × {HANDOFFS} handoffs × 50 ms replies, persisted to SQLite\n");
+    println!("| wall | ideal | ratio | handoffs/s | reply → next step p50 / p99 | events stored | commits (largest batch) |");
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| {:.2} s | {:.2} s | {:.2} | {:.0} | {:.2} / {:.2} ms | {stored} | {} ({}) |\n",
+        wall.as_secs_f64(),
+        ideal.as_secs_f64(),
+        wall.as_secs_f64() / ideal.as_secs_f64(),
+        (runs * HANDOFFS) as f64 / wall.as_secs_f64(),
+        p(0.5),
+        p(0.99),
+        stats.batches,
+        stats.largest_batch
+    );
+}
+
+/// For each reply, the time until the same run's next agent started.
+fn reply_to_next_step(timing: &Timing) -> Vec<Duration> {
+    let seen = timing.0.lock().expect("timing");
+    let mut last_reply: std::collections::HashMap<&RunId, Instant> = std::collections::HashMap::new();
+    let mut delays = Vec::new();
+    for (run, kind, at) in seen.iter() {
+        match *kind {
+            "agent_response" => {
+                last_reply.insert(run, *at);
+            }
+            "agent_started" => {
+                if let Some(reply) = last_reply.remove(run) {
+                    delays.push(*at - reply);
+                }
+            }
+            _ => {}
+        }
+    }
+    delays
+}
+
+/// Resident memory of this process, in bytes (Linux).
+fn rss() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    statm.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()).unwrap_or(0) * 4096
+}
+
+/// Memory per in-flight run (all waiting for a slow reply), and per 1,000 history entries.
+fn memory(runtime: &tokio::runtime::Runtime) {
+    const RUNS: usize = 1_000;
+    let crew = Arc::new(common::ping_pong(10));
+    let store: Arc<dyn RunStore> = Arc::new(MemoryStore::new());
+    let slow = Script::parse("slow.yaml", "replies:\n  a: [{ content: 'slow', delay_ms: 3000 }]\n").expect("script");
+    let before = rss();
+    let cancel = CancellationToken::new();
+    let tasks: Vec<_> = (0..RUNS)
+        .map(|_| {
+            let deps = common::deps_with_sink(&slow, store.clone(), Arc::new(NullSink));
+            let (crew, cancel) = (crew.clone(), cancel.clone());
+            runtime.spawn(async move { start_run(&crew, &CrewSource::default(), "go", &deps, &cancel).await })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1_000));
+    let in_flight = rss();
+    cancel.cancel();
+    runtime.block_on(async {
+        for task in tasks {
+            let _ = task.await;
+        }
+    });
+
+    // A run that has built up history, then waits.
+    let long = common::script(1_000, 240, 0);
+    let crew_long = common::ping_pong(1_003);
+    let before_long = rss();
+    let deps = common::deps(&long, Arc::new(MemoryStore::new()));
+    let outcome = runtime.block_on(start_run(&crew_long, &CrewSource::default(), "go", &deps, &CancellationToken::new())).expect("runs");
+    let after_long = rss();
+    println!("## Memory\n");
+    println!("| what | measured |");
+    println!("|---|---|");
+    println!("| per in-flight run ({RUNS} waiting on a reply) | {:.1} KiB |", (in_flight.saturating_sub(before)) as f64 / RUNS as f64 / 1024.0);
+    println!(
+        "| per 1,000 history entries of 240 bytes (run plus in-memory store) | {:.0} KiB |",
+        (after_long.saturating_sub(before_long)) as f64 / 1024.0 * 1_000.0 / (outcome.steps as f64 + 1.0)
+    );
+}
