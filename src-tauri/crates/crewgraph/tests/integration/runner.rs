@@ -83,3 +83,14 @@ pub async fn run_with(crew: &Crew, script: &str, input: &str, cancel: &Cancellat
 pub fn trace(events: &[RunEvent]) -> String {
     events.iter().map(|e| serde_json::to_string(e).expect("events serialize")).collect::<Vec<_>>().join("\n")
 }
+
+#[test]
+#[ignore = "prints sizes; run by hand"]
+fn future_sizes() {
+    let crew = crew("name: x\nentry_point: a\nagents:\n  - { id: a, is_terminal: true }\n");
+    let (deps, _, _) = deps("replies:\n  a: [hi]\n");
+    let cancel = CancellationToken::new();
+    let source = CrewSource::default();
+    let fut = start_run(&crew, &source, "go", &deps, &cancel);
+    println!("start_run future: {} bytes", std::mem::size_of_val(&fut));
+}

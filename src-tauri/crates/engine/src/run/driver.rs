@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -511,14 +510,20 @@ impl<'a> Run<'a> {
     }
 
     /// Calls the model, turning its streamed text into `token` events gathered over
-    /// [`TOKEN_WINDOW`].
+    /// [`TOKEN_WINDOW`]. The text waits in a small shared buffer (a channel would
+    /// allocate a block per call, a kilobyte per waiting run).
     async fn call(&mut self, request: &LlmRequest<'_>) -> Result<LlmReply, LlmError> {
         let llm = self.deps.llm.clone();
         let cancel = self.cancel;
-        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        let streamed = Arc::new((std::sync::Mutex::new(String::new()), tokio::sync::Notify::new()));
+        let sender = streamed.clone();
         let on_token = move |text: &str| {
-            let _ = tx.send(text.to_owned());
+            if let Ok(mut buffer) = sender.0.lock() {
+                buffer.push_str(text);
+            }
+            sender.1.notify_one();
         };
+        let take = || streamed.0.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
         let reply = llm.complete(request, &on_token, cancel);
         tokio::pin!(reply);
         let mut pending = String::new();
@@ -526,9 +531,9 @@ impl<'a> Run<'a> {
         let result = loop {
             tokio::select! {
                 biased;
-                Some(text) = rx.recv() => {
-                    pending.push_str(&text);
-                    if since.elapsed() >= TOKEN_WINDOW {
+                _ = streamed.1.notified() => {
+                    pending.push_str(&take());
+                    if since.elapsed() >= TOKEN_WINDOW && !pending.is_empty() {
                         self.event(EventKind::Token { agent: request.agent.clone(), text: std::mem::take(&mut pending) });
                         since = Instant::now();
                     }
@@ -536,9 +541,7 @@ impl<'a> Run<'a> {
                 result = &mut reply => break result,
             }
         };
-        while let Ok(text) = rx.try_recv() {
-            pending.push_str(&text);
-        }
+        pending.push_str(&take());
         if !pending.is_empty() {
             self.event(EventKind::Token { agent: request.agent.clone(), text: pending });
         }
