@@ -72,9 +72,12 @@ ui-test: deps
 e2e: build test-deps
 	tests/e2e/run-window.sh
 
-## bench: the signal matcher benchmark (criterion); figures go into BENCHMARKS.md
+## bench: every benchmark (criterion and the load figures); figures go into BENCHMARKS.md
 bench:
 	cargo bench -p crewgraph-engine --bench matcher
+	cargo bench -p crewgraph-store
+	cargo bench -p crewgraph --bench handoff
+	cargo bench -p crewgraph --bench load
 
 clean:
 	cargo clean
