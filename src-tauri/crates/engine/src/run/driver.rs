@@ -281,11 +281,12 @@ impl<'a> Run<'a> {
     /// default 5, a run makes at most 4 transfers). False when refused.
     pub(crate) fn transfer(&mut self, from: &AgentId, to: &str, reason: String) -> bool {
         if self.snapshot.handoffs + 1 >= self.crew.settings.max_handoffs {
+            let max = self.crew.settings.max_handoffs;
             self.event(EventKind::Warning {
                 message: format!(
-                    "{from} → {to} refused: it would be transfer {} of at most {} - 1",
-                    self.snapshot.handoffs + 1,
-                    self.crew.settings.max_handoffs
+                    "{from} → {to} refused: max_handoffs {max} allows {} transfers, and {} have been made",
+                    max.saturating_sub(1),
+                    self.snapshot.handoffs
                 ),
             });
             self.finish(RunStatus::MaxHandoffs, None);
