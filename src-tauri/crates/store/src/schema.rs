@@ -5,12 +5,17 @@
 //!
 //! To change a table: add a migration beside it and append it here. Never edit a
 //! migration that has shipped: files out there already ran it.
+//!
+//! Before the first release the list was replaced once: development builds kept
+//! events and history messages in tables of their own (`events`, `history`; nine
+//! versions). Such a file is refused by name rather than mistaken for one from a
+//! newer Crewgraph.
 
 use rusqlite::Connection;
 use rusqlite_migration::{Migrations, M};
 
 use crate::error::Fault;
-use crate::tables::{crew_revisions, crews, events, history, runs, runtime_agents, settings, steps};
+use crate::tables::{crew_revisions, crews, runs, runtime_agents, settings, steps};
 
 /// Marks a file as Crewgraph's (`PRAGMA application_id`): "Crew" in ASCII.
 pub(crate) const APPLICATION_ID: i64 = 0x4372_6577;
@@ -27,14 +32,19 @@ fn migrations() -> Migrations<'static> {
         M::up(settings::V1),
         M::up(runs::V1),
         M::up(steps::V1),
-        M::up(history::V1),
-        M::up(events::V1),
     ])
 }
 
 /// Brings the file to the latest schema, in one transaction.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), Fault> {
     let migrations = migrations();
+    if is_pre_release(conn)? {
+        return Err(Fault::Unreadable(
+            "it was written by a development build of Crewgraph, whose layout this version does not read; \
+             move the file away and Crewgraph starts a new one"
+                .into(),
+        ));
+    }
     let error = match migrations.to_latest(conn) {
         Ok(()) => return Ok(()),
         // Another program migrated the file between our reading its version and
@@ -54,6 +64,13 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), Fault> {
     }
 }
 
+/// Whether the file has the layout of development builds (an `events` table).
+fn is_pre_release(conn: &Connection) -> Result<bool, Fault> {
+    let found: i64 =
+        conn.query_row("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('events', 'history')", [], |row| row.get(0))?;
+    Ok(found > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,11 +86,22 @@ mod tests {
     }
 
     #[test]
+    fn a_file_of_the_development_layout_is_refused_by_name() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(&format!("{MARK} CREATE TABLE events (run INTEGER); CREATE TABLE history (run INTEGER); PRAGMA user_version = 9;"))
+            .unwrap();
+        match migrate(&mut conn) {
+            Err(Fault::Unreadable(message)) => assert!(message.contains("development build"), "{message}"),
+            other => panic!("expected Unreadable, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn migrating_twice_changes_nothing() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-        assert_eq!(version, 9, "one version per migration, applied once");
+        assert_eq!(version, 7, "one version per migration, applied once");
     }
 }

@@ -16,7 +16,7 @@ use crate::connection::{open_writer, StoreOptions};
 use crate::error::Fault;
 use crate::reader::Readers;
 use crate::step::{self, EncodedStep};
-use crate::tables::{events, history, runs};
+use crate::tables::{runs, steps};
 use crate::writer::{WriteStats, Writer};
 
 /// Runs (and crews, runtime agents, settings) kept in one SQLite file.
@@ -94,14 +94,14 @@ impl SqliteStore {
 impl RunStore for SqliteStore {
     async fn create_run(&self, record: &RunRecord, first: &StepRecord) -> Result<(), StoreError> {
         let doing = format!("store the new run '{}'", record.id);
-        let first = EncodedStep::new(first).map_err(|fault| fault.describe(&doing, &self.path))?;
+        let first = EncodedStep::new(&record.id, first).map_err(|fault| fault.describe(&doing, &self.path))?;
         let record = record.clone();
         self.write(doing, move |conn, now| step::create(conn, &record, &first, now)).await
     }
 
     async fn append_step(&self, step: &StepRecord) -> Result<(), StoreError> {
         let doing = format!("store a step of run '{}'", step.run_id);
-        let step = EncodedStep::new(step).map_err(|fault| fault.describe(&doing, &self.path))?;
+        let step = EncodedStep::new(&step.run_id, step).map_err(|fault| fault.describe(&doing, &self.path))?;
         self.write(doing, move |conn, now| step::append(conn, &step, now)).await
     }
 
@@ -109,7 +109,7 @@ impl RunStore for SqliteStore {
         let id = id.clone();
         self.read(format!("read run '{id}'"), move |conn| {
             let Some((number, record, snapshot)) = runs::load(conn, &id)? else { return Ok(None) };
-            let history = history::load(conn, number)?;
+            let history = steps::history(conn, number)?;
             if history.len() != snapshot.history_len as usize {
                 return Err(Fault::Unreadable(format!(
                     "its snapshot counts {} history messages, {} are stored",
@@ -129,8 +129,8 @@ impl RunStore for SqliteStore {
     async fn events(&self, id: &RunId, after: Option<u64>) -> Result<Vec<RunEvent>, StoreError> {
         let id = id.clone();
         self.read(format!("read the events of run '{id}'"), move |conn| {
-            let at = runs::position(conn, &id)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
-            events::load(conn, at.number, &id, after)
+            let number = runs::number(conn, &id)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+            steps::events(conn, number, &id, after)
         })
         .await
     }

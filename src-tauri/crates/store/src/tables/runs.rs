@@ -1,8 +1,11 @@
 //! The `runs` table: one row per run — how it started (the [`RunRecord`], written
 //! once) and where it stands (the [`RunSnapshot`], one small UPDATE per step).
 //!
-//! The row's `number` (SQLite's rowid) is the key the other run tables use, and
-//! orders runs created in the same millisecond.
+//! The row's `number` (SQLite's rowid) is the key of the run's rows in `steps`,
+//! and orders runs created in the same millisecond. A step moves the snapshot
+//! only if the run still stands where the step starts (`next_seq`,
+//! `history_len`), in the same UPDATE ([`advance`]); `stored_steps` numbers the
+//! next row in `steps`.
 
 use crewgraph_engine::ids::{AgentId, RunId};
 use crewgraph_engine::run::{RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn};
@@ -36,13 +39,13 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_created_at ON runs (created_at);
 ";
 
-/// Where a stored run stands, as far as a new step needs to know.
-#[derive(Clone, Copy, Debug)]
+/// Where a stored run stands: what its next step must continue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Position {
-    pub(crate) number: i64,
+    /// The seq its next event gets.
     pub(crate) next_seq: u64,
+    /// How many messages its history has.
     pub(crate) history_len: u32,
-    pub(crate) stored_steps: u32,
 }
 
 /// A snapshot's fields as SQLite stores them, encoded before they reach the writer.
@@ -60,73 +63,91 @@ impl SnapshotRow {
     }
 }
 
+/// The run's row number, the key of its rows in the other tables; None if unknown.
+pub(crate) fn number(conn: &Connection, id: &RunId) -> Result<Option<i64>, Fault> {
+    Ok(conn.prepare_cached("SELECT number FROM runs WHERE id = ?1")?.query_row([id.as_str()], |row| row.get(0)).optional()?)
+}
+
+/// Where the run stands; None if unknown.
 pub(crate) fn position(conn: &Connection, id: &RunId) -> Result<Option<Position>, Fault> {
     let row = conn
-        .prepare_cached("SELECT number, next_seq, history_len, stored_steps FROM runs WHERE id = ?1")?
-        .query_row([id.as_str()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?, row.get::<_, i64>(3)?)))
+        .prepare_cached("SELECT next_seq, history_len FROM runs WHERE id = ?1")?
+        .query_row([id.as_str()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)))
         .optional()?;
-    let Some((number, next_seq, history_len, stored_steps)) = row else { return Ok(None) };
+    let Some((next_seq, history_len)) = row else { return Ok(None) };
     Ok(Some(Position {
-        number,
         next_seq: from_sql_int(next_seq, "the next seq")?,
         history_len: from_sql_int(history_len, "the history length")?,
-        stored_steps: from_sql_int(stored_steps, "the count of stored steps")?,
     }))
 }
 
-/// Adds a run with the snapshot of its first step; returns its row number.
-pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow) -> Result<i64, Fault> {
+/// Adds a run with the snapshot of its first step (step 0) and returns its row
+/// number; None, with nothing written, when a run with its id is already stored.
+pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow) -> Result<Option<i64>, Fault> {
     let s = &first.snapshot;
-    conn.prepare_cached(
-        "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
-                           status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                           stored_steps)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1)",
-    )?
-    .execute(params![
-        record.id.as_str(),
-        record.crew_name,
-        record.crew_path,
-        record.crew_fingerprint,
-        record.input,
-        to_sql_int(record.created_at.0, "the creation time")?,
-        s.status.as_str(),
-        s.current_agent.as_str(),
-        s.handoffs,
-        s.steps,
-        to_sql_int(s.next_seq, "the next seq")?,
-        s.strikes,
-        first.recent,
-        s.history_len,
-        s.error,
-        to_sql_int(s.updated_at.0, "the update time")?,
-    ])?;
-    Ok(conn.last_insert_rowid())
+    let added = conn
+        .prepare_cached(
+            "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
+                               status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
+                               stored_steps)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1)
+             ON CONFLICT (id) DO NOTHING",
+        )?
+        .execute(params![
+            record.id.as_str(),
+            record.crew_name,
+            record.crew_path,
+            record.crew_fingerprint,
+            record.input,
+            to_sql_int(record.created_at.0, "the creation time")?,
+            s.status.as_str(),
+            s.current_agent.as_str(),
+            s.handoffs,
+            s.steps,
+            to_sql_int(s.next_seq, "the next seq")?,
+            s.strikes,
+            first.recent,
+            s.history_len,
+            s.error,
+            to_sql_int(s.updated_at.0, "the update time")?,
+        ])?;
+    Ok((added > 0).then(|| conn.last_insert_rowid()))
 }
 
-/// Rewrites a run's snapshot after a step (one row, a few hundred bytes).
-pub(crate) fn update_snapshot(conn: &Connection, number: i64, row: &SnapshotRow, stored_steps: u32) -> Result<(), Fault> {
+/// Moves a run to the snapshot after its next step — only if the run stands where
+/// the step starts (`from`), in the same statement, so a step cannot land on a run
+/// that moved on. Returns the run's row number and the number the step gets; None,
+/// with nothing written, when the run stands elsewhere or is unknown.
+pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &SnapshotRow) -> Result<Option<(i64, u32)>, Fault> {
     let s = &row.snapshot;
-    conn.prepare_cached(
-        "UPDATE runs SET status = ?2, current_agent = ?3, handoffs = ?4, steps = ?5, next_seq = ?6, strikes = ?7,
-                         recent = ?8, history_len = ?9, error = ?10, updated_at = ?11, stored_steps = ?12
-         WHERE number = ?1",
-    )?
-    .execute(params![
-        number,
-        s.status.as_str(),
-        s.current_agent.as_str(),
-        s.handoffs,
-        s.steps,
-        to_sql_int(s.next_seq, "the next seq")?,
-        s.strikes,
-        row.recent,
-        s.history_len,
-        s.error,
-        to_sql_int(s.updated_at.0, "the update time")?,
-        stored_steps,
-    ])?;
-    Ok(())
+    let moved = conn
+        .prepare_cached(
+            "UPDATE runs SET status = ?4, current_agent = ?5, handoffs = ?6, steps = ?7, next_seq = ?8, strikes = ?9,
+                             recent = ?10, history_len = ?11, error = ?12, updated_at = ?13, stored_steps = stored_steps + 1
+             WHERE id = ?1 AND next_seq = ?2 AND history_len = ?3
+             RETURNING number, stored_steps - 1",
+        )?
+        .query_row(
+            params![
+                id.as_str(),
+                to_sql_int(from.next_seq, "the next seq")?,
+                from.history_len,
+                s.status.as_str(),
+                s.current_agent.as_str(),
+                s.handoffs,
+                s.steps,
+                to_sql_int(s.next_seq, "the next seq")?,
+                s.strikes,
+                row.recent,
+                s.history_len,
+                s.error,
+                to_sql_int(s.updated_at.0, "the update time")?,
+            ],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
+        )
+        .optional()?;
+    let Some((number, step)) = moved else { return Ok(None) };
+    Ok(Some((number, from_sql_int(step, "the count of stored steps")?)))
 }
 
 /// Moves the run to `running` if its status is one of `from`, in one statement.
@@ -140,7 +161,7 @@ pub(crate) fn claim(conn: &Connection, id: &RunId, from: &[RunStatus]) -> Result
     if moved > 0 {
         return Ok(Some(true));
     }
-    Ok(position(conn, id)?.map(|_| false))
+    Ok(number(conn, id)?.map(|_| false))
 }
 
 /// A run's record and snapshot, with its row number; None if unknown.

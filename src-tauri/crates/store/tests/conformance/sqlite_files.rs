@@ -58,7 +58,7 @@ async fn a_new_file_is_in_wal_mode_with_a_table_per_kind_of_record() {
         .collect::<Result<_, _>>()
         .unwrap();
     tables.sort();
-    assert_eq!(tables, ["crew_revisions", "crews", "events", "history", "runs", "runtime_agents", "settings", "steps"]);
+    assert_eq!(tables, ["crew_revisions", "crews", "runs", "runtime_agents", "settings", "steps"]);
 }
 
 #[tokio::test]
@@ -233,7 +233,10 @@ async fn a_damaged_row_reads_as_corrupt_naming_the_run_not_a_panic() {
     run.append(&store, step).await.unwrap();
 
     let other = other_program(&path);
-    other.execute("UPDATE events SET body = '{\"type\":\"no_such_event\"}' WHERE seq = 3", []).unwrap();
+    // Event 3 is the second of step 1, whose events are seqs 2 to 4.
+    other
+        .execute("UPDATE steps SET events = json_set(events, '$[1][1]', json('{\"type\":\"no_such_event\"}')) WHERE step = 1", [])
+        .unwrap();
     match store.events(run.id(), None).await {
         Err(StoreError::Corrupt(message)) => {
             assert!(message.contains("event 3 of run 'run-damaged'"), "{message}");
@@ -243,7 +246,7 @@ async fn a_damaged_row_reads_as_corrupt_naming_the_run_not_a_panic() {
     }
     assert_eq!(store.events(run.id(), Some(3)).await.map(|e| e.len()), Ok(1), "the events after it still read");
 
-    other.execute("UPDATE history SET body = 'not json' WHERE position = 1", []).unwrap();
+    other.execute("UPDATE steps SET history = 'not json' WHERE step = 1", []).unwrap();
     assert!(matches!(store.load_run(run.id()).await, Err(StoreError::Corrupt(_))));
     other.execute("UPDATE runs SET status = 'sleeping'", []).unwrap();
     match store.list_runs().await {

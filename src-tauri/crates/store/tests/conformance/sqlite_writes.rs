@@ -24,11 +24,11 @@ async fn a_failing_request_in_a_batch_leaves_the_others_committed() {
         run.create(&*store).await.unwrap();
         runs.push(run);
     }
-    // A fault SQLite raises halfway through a step: after its events, at its history.
+    // A fault SQLite raises halfway through a step: after its run's row moved on, at its step's row.
     let holder = other_program(&path);
     holder
         .execute_batch(
-            "CREATE TRIGGER poison BEFORE INSERT ON history WHEN NEW.body LIKE '%POISON%'
+            "CREATE TRIGGER poison BEFORE INSERT ON steps WHEN NEW.history LIKE '%POISON%'
              BEGIN SELECT RAISE(ABORT, 'poisoned'); END;
              BEGIN IMMEDIATE;",
         )
@@ -40,7 +40,9 @@ async fn a_failing_request_in_a_batch_leaves_the_others_committed() {
     for (i, run) in runs.iter().enumerate() {
         let mut step = run.handoff(&format!("good step of run {i}"));
         if i == 8 {
-            step.events[0].seq += 1;
+            // Consistent in itself (so the writer has to find it out), a seq ahead of the run.
+            step.events.iter_mut().for_each(|event| event.seq += 1);
+            step.snapshot.next_seq += 1;
         }
         if i == 9 {
             step = run.handoff("POISON in the history");
