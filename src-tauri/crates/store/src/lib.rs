@@ -10,9 +10,12 @@
 //! 1. [`SqliteStore::open`] opens (or creates) the file: [`connection`] sets WAL,
 //!    `synchronous=NORMAL`, foreign keys and a busy timeout, checks the file is
 //!    Crewgraph's and runs the migrations ([`schema`], one per table).
-//! 2. Every write becomes a request to the one [`writer`] thread, which commits the
-//!    requests waiting in its queue together (group commit), each in its own
-//!    savepoint. A step ([`step`]) writes only its own rows into the [`tables`].
+//! 2. Every write goes through the one [`writer`]: a caller that finds it idle
+//!    writes its request alone, on its own thread; otherwise the request queues
+//!    and the writer thread commits what has queued together (group commit). A
+//!    request refused by its checks writes nothing; one that fails halfway sends
+//!    its group to run again request by request ([`batch`]). A step ([`step`])
+//!    writes one row into `steps` and moves its run's row in `runs` ([`tables`]).
 //! 3. Reads run on a few read connections ([`reader`]) beside the writer.
 //! 4. SQLite's failures come back as the engine's `StoreError` ([`error`]):
 //!    `Busy`, `Corrupt` or `Io`, saying what failed and where.
@@ -35,6 +38,7 @@
 //! No SQLite type crosses the `RunStore` trait, so other stores (in memory for
 //! tests, PostgreSQL later) can take its place.
 
+mod batch;
 mod connection;
 mod error;
 mod reader;

@@ -1,6 +1,7 @@
 //! Reads, beside the writer: a few read-only connections, each read in its own
 //! transaction (so a run's snapshot and history agree even while steps land) on
-//! tokio's blocking pool, so an async caller never blocks a runtime thread.
+//! tokio's blocking pool, so an async caller never blocks a runtime thread
+//! (outside a tokio runtime, on the caller's thread).
 //!
 //! At most [`MAX_READERS`] reads run at once; their connections are kept for the
 //! next reads, and opened again only when one went away.
@@ -48,6 +49,10 @@ impl Readers {
         let stopped = |why: String| StoreError::Io(format!("cannot {doing} in {}: {why}", path.display()));
         // The semaphore is never closed, so acquiring fails only if that changes.
         let _permit = self.permits.acquire().await.map_err(|err| stopped(err.to_string()))?;
+        if tokio::runtime::Handle::try_current().is_err() {
+            // No runtime to lend a thread: the caller's thread is the one to block.
+            return self.pool.read(&doing, read);
+        }
         let pool = self.pool.clone();
         let task_doing = doing.clone();
         tokio::task::spawn_blocking(move || pool.read(&task_doing, read))

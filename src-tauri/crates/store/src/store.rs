@@ -1,9 +1,11 @@
 //! [`SqliteStore`]: the engine's [`RunStore`] on one SQLite file.
 //!
 //! Writes (creating a run, appending a step, claiming a run, and the typed
-//! methods of the other tables) go to the one writer thread ([`crate::writer`]);
-//! reads go to a few read connections ([`crate::reader`]). Both are async and
-//! never block a tokio thread.
+//! methods of the other tables) go through the one writer ([`crate::writer`]):
+//! written at once on the caller's thread when the writer is idle (one small
+//! transaction, never a wait for another program's lock), queued for its thread
+//! otherwise. Reads go to a few read connections ([`crate::reader`]) on tokio's
+//! blocking pool.
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +23,8 @@ use crate::writer::{WriteStats, Writer};
 
 /// Runs (and crews, runtime agents, settings) kept in one SQLite file.
 ///
-/// Its async methods run on tokio (reads use its blocking pool). Several programs
+/// Its async methods run on any tokio runtime, and outside one (reads then block
+/// the caller's thread instead of tokio's blocking pool). Several programs
 /// may open one file: SQLite serializes their writes, each waiting up to the busy
 /// timeout ([`StoreOptions`]) before `StoreError::Busy`.
 pub struct SqliteStore {
@@ -48,7 +51,7 @@ impl SqliteStore {
     pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
         let conn = open_writer(&path, options)?;
-        let writer = Writer::start(conn, &path)?;
+        let writer = Writer::start(conn, &path, options.busy_timeout)?;
         Ok(SqliteStore { readers: Readers::new(&path, options), writer, path })
     }
 
@@ -71,11 +74,12 @@ impl SqliteStore {
         self.writer.stats()
     }
 
-    /// Runs `work` on the writer thread, inside the current batch's transaction.
+    /// Runs `work` in a write transaction (see [`crate::writer`]); it may run more
+    /// than once, and must write nothing when it fails with `Fault::Refused`.
     pub(crate) async fn write<T: Send + 'static>(
         &self,
         doing: String,
-        work: impl FnOnce(&Connection, Timestamp) -> Result<T, Fault> + Send + 'static,
+        work: impl Fn(&Connection, Timestamp) -> Result<T, Fault> + Send + 'static,
     ) -> Result<T, StoreError> {
         self.writer.write(doing, Box::new(work)).await
     }

@@ -1,50 +1,57 @@
-//! The one writer: a thread that owns the write connection and commits in groups.
+//! The one writer: the write connection, and who writes with it when.
 //!
-//! SQLite lets one connection write at a time, and a commit costs far more than the
-//! few rows of a step. So every write ([`Writer::write`]) is a request in one queue,
-//! and the writer thread:
+//! SQLite lets one connection write at a time, and a commit costs more than the
+//! couple of rows of a step. Two ways in ([`Writer::write`]):
 //!
-//! 1. waits for a request, then opens a transaction (`BEGIN IMMEDIATE`, waiting up
-//!    to the busy timeout for another program's lock);
-//! 2. takes every request that has queued meanwhile (up to [`MAX_BATCH`]);
-//! 3. runs each inside its own `SAVEPOINT`: a request that fails — a step out of
-//!    order, a row SQLite refuses — is rolled back to its savepoint and keeps its
-//!    error, and the others are not touched;
-//! 4. commits once, then answers every request (a tokio oneshot): its own result if
-//!    the commit held, the commit's error if not.
+//! - **Alone, on the caller's thread.** When nothing is queued and the connection
+//!   is free, the caller takes it and writes its request in a transaction of its
+//!   own, right there: a lone step costs its statements and a commit, with no
+//!   thread to wake and no answer to wait for. It never waits for a lock there:
+//!   if another program holds the database, it queues instead.
+//! - **Queued, for the writer thread.** Otherwise the request joins a queue, and
+//!   the writer thread commits what has queued in groups (group commit): it opens
+//!   a transaction (`BEGIN IMMEDIATE`, waiting up to the busy timeout for another
+//!   program's lock), takes every request waiting meanwhile (up to [`MAX_BATCH`]),
+//!   runs them and commits once ([`crate::batch`] says what happens when one fails),
+//!   then answers each (a tokio oneshot). Under load, hundreds of steps share a
+//!   commit.
 //!
-//! A lone request costs one small transaction; under load, hundreds of steps share
-//! one commit. Callers never block a tokio thread: they queue and await. A request,
-//! once queued, is carried out even if its caller stops waiting for the answer.
+//! Either way a request is carried out once it was queued, even if its caller
+//! stops waiting for the answer. Writing alone blocks the caller's thread for one
+//! small transaction (tens of µs), which also works on a current-thread runtime
+//! and outside tokio; waiting in the queue never blocks a thread.
 
-use std::path::{Path, PathBuf};
+use std::collections::VecDeque;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
 use std::thread::JoinHandle;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crewgraph_engine::run::{StoreError, Timestamp};
-use rusqlite::Connection;
+use rusqlite::{Connection, ErrorCode};
 use tokio::sync::oneshot;
 
-use crate::error::{sqlite_error, Fault};
+use crate::batch::{self, Applied, Pending, Request, Work};
+use crate::error::sqlite_error;
 
 /// The most requests one transaction takes; more wait for the next.
 pub(crate) const MAX_BATCH: usize = 1024;
 
-/// What one request does inside the writer's transaction: given the connection and
-/// the batch's time, write, or fail with nothing of its own kept.
-pub(crate) type Work<T> = Box<dyn FnOnce(&Connection, Timestamp) -> Result<T, Fault> + Send>;
-
 /// How much group commit has grouped so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriteStats {
-    /// Transactions the writer has run (committed or not).
+    /// Transactions written (committed or not), alone or in groups.
     pub batches: u64,
-    /// Requests it has answered.
+    /// Requests answered.
     pub requests: u64,
     /// The most requests one transaction took.
     pub largest_batch: u64,
+    /// Requests their caller wrote alone, finding the writer idle.
+    pub alone: u64,
+    /// Requests that ran again in a transaction of their own, after a request of
+    /// their group failed and the group's transaction was rolled back.
+    pub retried: u64,
 }
 
 #[derive(Debug, Default)]
@@ -52,168 +59,217 @@ struct Counters {
     batches: AtomicU64,
     requests: AtomicU64,
     largest_batch: AtomicU64,
+    alone: AtomicU64,
+    retried: AtomicU64,
 }
 
-/// A queued write, type-erased so requests of every result type share the queue.
-trait Request: Send {
-    /// Runs the work (inside its savepoint); true when it succeeded.
-    fn apply(&mut self, conn: &Connection, now: Timestamp) -> bool;
-    /// Answers the caller once the batch's fate is known: `Ok` when it committed.
-    fn answer(self: Box<Self>, batch: Result<(), StoreError>);
+impl Counters {
+    fn count(&self, transactions: u64, requests: u64, retried: bool) {
+        self.batches.fetch_add(transactions, Ordering::Relaxed);
+        self.requests.fetch_add(requests, Ordering::Relaxed);
+        self.largest_batch.fetch_max(requests, Ordering::Relaxed);
+        if retried {
+            self.retried.fetch_add(requests, Ordering::Relaxed);
+        }
+    }
 }
 
-struct Pending<T> {
-    doing: String,
+/// Requests waiting for the writer thread.
+#[derive(Default)]
+struct Queue {
+    requests: VecDeque<Box<dyn Request>>,
+    /// The writer thread sleeps until a request comes (only then is it woken).
+    sleeping: bool,
+    /// The store is closing: the thread finishes the queue and stops.
+    closed: bool,
+}
+
+/// What the callers and the writer thread share.
+struct Shared {
+    /// The write connection: whoever holds it writes.
+    conn: Mutex<Connection>,
+    queue: Mutex<Queue>,
+    /// Wakes the writer thread.
+    work_to_do: Condvar,
+    counters: Counters,
     path: Arc<Path>,
-    work: Option<Work<T>>,
-    result: Option<Result<T, StoreError>>,
-    reply: oneshot::Sender<Result<T, StoreError>>,
+    busy_timeout: Duration,
 }
 
-impl<T: Send> Request for Pending<T> {
-    fn apply(&mut self, conn: &Connection, now: Timestamp) -> bool {
-        let Some(work) = self.work.take() else { return false };
-        // A bug in one request must not take the writer (and every later write) down:
-        // its savepoint is rolled back like any failure's.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(conn, now)))
-            .unwrap_or_else(|_| Err(Fault::Unwritable("the store's code failed (a bug: please report it)".into())))
-            .map_err(|fault| fault.describe(&self.doing, &self.path));
-        let ok = result.is_ok();
-        self.result = Some(result);
-        ok
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        // The queue is left consistent by every holder, even one that panicked.
+        self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn answer(self: Box<Self>, batch: Result<(), StoreError>) {
-        let answer = match (self.result, batch) {
-            // Its own failure: rolled back to its savepoint, whatever became of the rest.
-            (Some(Err(own)), _) => Err(own),
-            (Some(Ok(value)), Ok(())) => Ok(value),
-            // It worked, but the transaction it was in did not commit.
-            (Some(Ok(_)), Err(batch)) | (None, Err(batch)) => Err(batch),
-            (None, Ok(())) => Err(StoreError::Io(format!("cannot {} in {}: the writer skipped it", self.doing, self.path.display()))),
-        };
-        // The caller may have stopped waiting (its task was dropped); nothing to do then.
-        let _ = self.reply.send(answer);
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic inside a request is caught before it can poison the lock; if one
+        // did, the connection is still usable (its transaction is rolled back next).
+        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-/// The handle to the writer thread. Dropping it lets the thread finish what is
-/// queued, close the connection and stop; the drop waits for that.
+/// The handle to the writer. Dropping it lets the thread finish what is queued,
+/// close the connection and stop; the drop waits for that.
 pub(crate) struct Writer {
-    queue: Option<mpsc::Sender<Box<dyn Request>>>,
+    shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-    counters: Arc<Counters>,
-    path: Arc<Path>,
 }
 
 impl Writer {
-    /// Starts the writer thread on `conn`.
-    pub(crate) fn start(conn: Connection, path: &Path) -> Result<Writer, StoreError> {
-        let (queue, requests) = mpsc::channel::<Box<dyn Request>>();
-        let counters = Arc::new(Counters::default());
-        let thread_counters = counters.clone();
-        let thread_path: PathBuf = path.to_path_buf();
+    /// Starts the writer on `conn`, whose busy timeout is `busy_timeout`.
+    pub(crate) fn start(conn: Connection, path: &Path, busy_timeout: Duration) -> Result<Writer, StoreError> {
+        let shared = Arc::new(Shared {
+            conn: Mutex::new(conn),
+            queue: Mutex::new(Queue::default()),
+            work_to_do: Condvar::new(),
+            counters: Counters::default(),
+            path: Arc::from(path),
+            busy_timeout,
+        });
+        let thread_shared = shared.clone();
         let thread = std::thread::Builder::new()
             .name("crewgraph-store-writer".into())
-            .spawn(move || run(conn, requests, &thread_counters, &thread_path))
+            .spawn(move || run(&thread_shared))
             .map_err(|err| StoreError::Io(format!("cannot start the writer for the database {}: {err}", path.display())))?;
-        Ok(Writer { queue: Some(queue), thread: Some(thread), counters, path: Arc::from(path) })
+        Ok(Writer { shared, thread: Some(thread) })
     }
 
-    /// Queues `work` and waits for its answer; `doing` names it in error messages
-    /// (“append a step to run 'run-1'”).
+    /// Writes `work` — alone if the writer is idle, else through the queue — and
+    /// returns its answer; `doing` names it in error messages (“store a step of run
+    /// 'run-1'”).
     pub(crate) async fn write<T: Send + 'static>(&self, doing: String, work: Work<T>) -> Result<T, StoreError> {
+        let work = match self.write_alone(&doing, work) {
+            Ok(answer) => return answer,
+            Err(work) => work,
+        };
         let (reply, answer) = oneshot::channel();
-        let stopped = || StoreError::Io(format!("cannot {doing} in {}: the database's writer has stopped", self.path.display()));
-        let request = Pending { doing: doing.clone(), path: self.path.clone(), work: Some(work), result: None, reply };
-        let queue = self.queue.as_ref().ok_or_else(stopped)?;
-        queue.send(Box::new(request)).map_err(|_| stopped())?;
+        let path = self.shared.path.clone();
+        let stopped = || StoreError::Io(format!("cannot {doing} in {}: the database's writer has stopped", path.display()));
+        {
+            let mut queue = self.shared.queue();
+            if queue.closed {
+                return Err(stopped());
+            }
+            queue.requests.push_back(Box::new(Pending::new(doing.clone(), path.clone(), work, reply)));
+            if std::mem::take(&mut queue.sleeping) {
+                self.shared.work_to_do.notify_one();
+            }
+        }
         answer.await.map_err(|_| stopped())?
+    }
+
+    /// Writes `work` in a transaction of its own on this thread, if nothing is
+    /// queued, the connection is free and the database's lock can be had at once;
+    /// gives `work` back otherwise.
+    fn write_alone<T>(&self, doing: &str, work: Work<T>) -> Result<Result<T, StoreError>, Work<T>> {
+        if !self.shared.queue().requests.is_empty() {
+            return Err(work);
+        }
+        let conn = match self.shared.conn.try_lock() {
+            Ok(conn) => conn,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return Err(work),
+        };
+        let path = &self.shared.path;
+        // Another program's lock is waited for in the queue, not here.
+        let began = conn.busy_timeout(Duration::ZERO).and_then(|()| batch::execute(&conn, "BEGIN IMMEDIATE"));
+        let restored = conn.busy_timeout(self.shared.busy_timeout);
+        match began.and(restored) {
+            Ok(()) => {}
+            Err(err) if err.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => {
+                batch::rollback(&conn);
+                return Err(work);
+            }
+            Err(err) => {
+                batch::rollback(&conn);
+                return Ok(Err(sqlite_error(err, "start writing", path)));
+            }
+        }
+        let (applied, own) = batch::run(&conn, now(), &work, doing, path);
+        let transaction = if applied == Applied::Done && !conn.is_autocommit() {
+            batch::commit(&conn, path)
+        } else {
+            batch::rollback(&conn);
+            Err(batch::abandoned(path))
+        };
+        drop(conn);
+        self.shared.counters.count(1, 1, false);
+        self.shared.counters.alone.fetch_add(1, Ordering::Relaxed);
+        Ok(batch::settle(Some(own), transaction, doing, path))
     }
 
     /// How much group commit has grouped so far.
     pub(crate) fn stats(&self) -> WriteStats {
+        let c = &self.shared.counters;
         WriteStats {
-            batches: self.counters.batches.load(Ordering::Relaxed),
-            requests: self.counters.requests.load(Ordering::Relaxed),
-            largest_batch: self.counters.largest_batch.load(Ordering::Relaxed),
+            batches: c.batches.load(Ordering::Relaxed),
+            requests: c.requests.load(Ordering::Relaxed),
+            largest_batch: c.largest_batch.load(Ordering::Relaxed),
+            alone: c.alone.load(Ordering::Relaxed),
+            retried: c.retried.load(Ordering::Relaxed),
         }
     }
 }
 
 impl Drop for Writer {
     fn drop(&mut self) {
-        // Closing the queue ends the thread's loop once the queue is empty.
-        self.queue = None;
+        self.shared.queue().closed = true;
+        self.shared.work_to_do.notify_one();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-/// The writer thread: one batch after another until the queue closes.
-fn run(conn: Connection, requests: mpsc::Receiver<Box<dyn Request>>, counters: &Counters, path: &Path) {
-    while let Ok(first) = requests.recv() {
+/// The writer thread: one group after another until the store closes.
+fn run(shared: &Shared) {
+    while let Some(first) = next(shared) {
+        let conn = shared.conn();
         // Begin before gathering, so that the requests that queue up while the
-        // transaction waits for a lock join this batch.
-        let began = execute(&conn, "BEGIN IMMEDIATE");
-        let mut batch = vec![first];
-        batch.extend(requests.try_iter().take(MAX_BATCH - 1));
-        let outcome = match began {
-            Ok(()) => commit_batch(&conn, &mut batch, now(), path),
-            Err(err) => Err(sqlite_error(err, "start writing", path)),
-        };
-        counters.batches.fetch_add(1, Ordering::Relaxed);
-        counters.requests.fetch_add(batch.len() as u64, Ordering::Relaxed);
-        counters.largest_batch.fetch_max(batch.len() as u64, Ordering::Relaxed);
-        for request in batch {
-            request.answer(outcome.clone());
+        // transaction waits for a lock join this group.
+        let began = batch::execute(&conn, "BEGIN IMMEDIATE");
+        let mut group = vec![first];
+        {
+            let mut queue = shared.queue();
+            let more = queue.requests.len().min(MAX_BATCH - 1);
+            group.extend(queue.requests.drain(..more));
+        }
+        let size = group.len() as u64;
+        match began {
+            Ok(()) => {
+                let transactions = batch::write(&conn, group, now(), &shared.path);
+                shared.counters.count(transactions, size, transactions > 1);
+            }
+            Err(err) => {
+                batch::rollback(&conn);
+                shared.counters.count(1, size, false);
+                let failed = sqlite_error(err, "start writing", &shared.path);
+                for request in group {
+                    request.answer(Err(failed.clone()));
+                }
+            }
         }
     }
 }
 
-/// Runs every request of the open transaction in its savepoint, then commits.
-/// On an error that ends the transaction, rolls back what is left and returns it.
-fn commit_batch(conn: &Connection, batch: &mut [Box<dyn Request>], now: Timestamp, path: &Path) -> Result<(), StoreError> {
-    let fail = |err: rusqlite::Error, doing: &str| {
-        rollback(conn);
-        Err(sqlite_error(err, doing, path))
-    };
-    for request in batch.iter_mut() {
-        if let Err(err) = execute(conn, "SAVEPOINT request") {
-            return fail(err, "start a write");
+/// Waits for the first request of the next group; None once the store closed and
+/// nothing is left.
+fn next(shared: &Shared) -> Option<Box<dyn Request>> {
+    let mut queue = shared.queue();
+    loop {
+        if let Some(first) = queue.requests.pop_front() {
+            return Some(first);
         }
-        let undo = if request.apply(conn, now) { Ok(()) } else { execute(conn, "ROLLBACK TO request") };
-        if conn.is_autocommit() {
-            // SQLite ended the whole transaction (a full disk, an I/O error): every
-            // request of the batch is lost, and says why.
-            return Err(StoreError::Io(format!(
-                "cannot write to {}: SQLite abandoned the transaction after an error, nothing of it was stored",
-                path.display()
-            )));
+        if queue.closed {
+            return None;
         }
-        if let Err(err) = undo.and_then(|()| execute(conn, "RELEASE request")) {
-            return fail(err, "undo a failed write");
-        }
-    }
-    match execute(conn, "COMMIT") {
-        Ok(()) => Ok(()),
-        Err(err) => fail(err, "commit"),
+        queue.sleeping = true;
+        queue = shared.work_to_do.wait(queue).unwrap_or_else(|poisoned| poisoned.into_inner());
     }
 }
 
-fn execute(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached(sql)?.execute([]).map(|_| ())
-}
-
-fn rollback(conn: &Connection) {
-    if !conn.is_autocommit() {
-        // Nothing more can be done if even this fails; the next BEGIN will say so.
-        let _ = conn.execute_batch("ROLLBACK");
-    }
-}
-
-/// The time a batch is written at (the steps table's `written_at`).
+/// The time a transaction is written at (the steps table's `written_at`).
 fn now() -> Timestamp {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     Timestamp(since.as_millis() as u64)
@@ -226,7 +282,7 @@ mod tests {
     fn writer() -> Writer {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
-        Writer::start(conn, Path::new("test.db")).unwrap()
+        Writer::start(conn, Path::new("test.db"), Duration::from_secs(1)).unwrap()
     }
 
     fn count() -> Work<i64> {

@@ -10,13 +10,15 @@
 //! - [`concurrency`]: many runs writing at once.
 //!
 //! SQLite only: [`sqlite_files`] (reopening, damaged, locked and unwritable files),
-//! [`sqlite_writes`] (group commit, bytes per step, reads beside a writer) and
+//! [`sqlite_writes`] (group commit, bytes per step, reads beside a writer),
+//! [`sqlite_callers`] (current-thread runtimes and plain threads) and
 //! [`sqlite_tables`] (crews, runtime agents, settings).
 
 mod claim;
 mod concurrency;
 mod order;
 mod round_trip;
+mod sqlite_callers;
 mod sqlite_files;
 mod sqlite_tables;
 mod sqlite_writes;

@@ -1,22 +1,40 @@
-//! SQLite only: how writes land — group commit keeps a failing request from
-//! touching the others in its transaction, a step writes the same number of bytes
+//! SQLite only: how writes land — in a group commit, a refused request leaves the
+//! others in its transaction and a request failing halfway is rolled back without
+//! taking the others with it, a step writes the same number of bytes
 //! at turn 1,000 as at turn 10, and the steps table records each step.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crewgraph_engine::run::{RunStore, StoreError, Timestamp};
-use crewgraph_store::{SqliteStore, StoreOptions};
+use crewgraph_engine::run::{RunStore, StepRecord, StoreError, Timestamp};
+use crewgraph_store::{SqliteStore, StoreOptions, WriteStats};
 
 use crate::sqlite_files::other_program;
+use tempfile::TempDir;
+
 use crate::support::{open_sqlite, reply, temp_dir, Run};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failing_request_in_a_batch_leaves_the_others_committed() {
+/// Ten runs that each sent one step in one group, and what became of them.
+struct Group {
+    store: Arc<SqliteStore>,
+    runs: Vec<Run>,
+    steps: Vec<StepRecord>,
+    results: Vec<Result<(), StoreError>>,
+    before: WriteStats,
+    after: WriteStats,
+    /// Bound first where a test takes the group apart, so it is removed after the store closed.
+    _dir: TempDir,
+}
+
+/// Ten runs, then one step for each, sent together while another program holds
+/// the lock, so they all queue and the writer takes them as one group. `poison`
+/// makes SQLite raise an error halfway through a step whose history says POISON:
+/// after its run's row moved on, at its step's row. `change` bends the steps.
+async fn ten_steps_in_one_group(poison: bool, change: impl Fn(usize, &Run, StepRecord) -> StepRecord) -> Group {
     let dir = temp_dir();
     let path = dir.path().join("crewgraph.db");
-    // A long timeout: the writer waits for the lock below while the batch gathers.
+    // A long timeout: the writer waits for the lock below while the group gathers.
     let store = Arc::new(SqliteStore::open_with(&path, &StoreOptions { busy_timeout: Duration::from_secs(30) }).unwrap());
     let mut runs = Vec::new();
     for i in 0..10 {
@@ -24,31 +42,19 @@ async fn a_failing_request_in_a_batch_leaves_the_others_committed() {
         run.create(&*store).await.unwrap();
         runs.push(run);
     }
-    // A fault SQLite raises halfway through a step: after its run's row moved on, at its step's row.
     let holder = other_program(&path);
-    holder
-        .execute_batch(
-            "CREATE TRIGGER poison BEFORE INSERT ON steps WHEN NEW.history LIKE '%POISON%'
-             BEGIN SELECT RAISE(ABORT, 'poisoned'); END;
-             BEGIN IMMEDIATE;",
-        )
-        .unwrap();
-    let before = store.write_stats();
-
-    // Runs 0..7 send good steps, run 8 an out-of-order one, run 9 a poisoned one.
-    let mut steps = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let mut step = run.handoff(&format!("good step of run {i}"));
-        if i == 8 {
-            // Consistent in itself (so the writer has to find it out), a seq ahead of the run.
-            step.events.iter_mut().for_each(|event| event.seq += 1);
-            step.snapshot.next_seq += 1;
-        }
-        if i == 9 {
-            step = run.handoff("POISON in the history");
-        }
-        steps.push(step);
+    if poison {
+        holder
+            .execute_batch(
+                "CREATE TRIGGER poison BEFORE INSERT ON steps WHEN NEW.history LIKE '%POISON%'
+                 BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
+            )
+            .unwrap();
     }
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let before = store.write_stats();
+    let steps: Vec<StepRecord> =
+        runs.iter().enumerate().map(|(i, run)| change(i, run, run.handoff(&format!("good step of run {i}")))).collect();
     let tasks: Vec<_> = steps
         .iter()
         .cloned()
@@ -57,7 +63,7 @@ async fn a_failing_request_in_a_batch_leaves_the_others_committed() {
             tokio::spawn(async move { store.append_step(&step).await })
         })
         .collect();
-    // Every request queues behind the held lock, then they commit as one batch.
+    // Every request queues behind the held lock, then the writer takes them together.
     tokio::time::sleep(Duration::from_millis(300)).await;
     holder.execute_batch("ROLLBACK").unwrap();
     let mut results = Vec::new();
@@ -65,19 +71,50 @@ async fn a_failing_request_in_a_batch_leaves_the_others_committed() {
         results.push(task.await.unwrap());
     }
     let after = store.write_stats();
-    assert_eq!(after.batches - before.batches, 1, "the ten requests shared one transaction: {before:?} → {after:?}");
-    assert!(after.largest_batch >= 10);
+    Group { store, runs, steps, results, before, after, _dir: dir }
+}
 
-    for (i, (run, result)) in runs.iter_mut().zip(results).enumerate() {
-        match i {
-            8 => assert!(matches!(result, Err(StoreError::OutOfOrder { .. })), "{result:?}"),
-            9 => assert!(result.is_err() && !matches!(result, Err(StoreError::OutOfOrder { .. })), "{result:?}"),
-            _ => {
-                assert_eq!(result, Ok(()), "run {i}");
-                run.accept(&steps[i]);
-            }
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_request_in_a_group_leaves_the_others_committed_in_the_same_transaction() {
+    let Group { _dir, store, mut runs, steps, results, before, after } = ten_steps_in_one_group(false, |i, _, mut step| {
+        if i == 8 {
+            // Consistent in itself (so only the writer can tell), a seq ahead of the run.
+            step.events.iter_mut().for_each(|event| event.seq += 1);
+            step.snapshot.next_seq += 1;
         }
-        // Good steps whole, failed steps not at all — not even the poisoned step's events.
+        step
+    })
+    .await;
+    assert_eq!(after.batches - before.batches, 1, "the ten requests shared one transaction: {before:?} → {after:?}");
+    assert!(after.largest_batch >= 10, "{after:?}");
+    assert_eq!(after.retried, before.retried, "a refusal writes nothing, so nothing is rolled back");
+    for (i, (run, result)) in runs.iter_mut().zip(results).enumerate() {
+        if i == 8 {
+            assert!(matches!(result, Err(StoreError::OutOfOrder { .. })), "{result:?}");
+        } else {
+            assert_eq!(result, Ok(()), "run {i}");
+            run.accept(&steps[i]);
+        }
+        run.assert_stored(&*store).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_failing_mid_write_fails_alone_and_the_others_of_its_group_are_committed() {
+    let Group { _dir, store, mut runs, steps, results, before, after } =
+        ten_steps_in_one_group(true, |i, run, step| if i == 9 { run.handoff("POISON in the history") } else { step }).await;
+    assert!(after.largest_batch >= 10, "the ten requests reached the writer together: {after:?}");
+    // The group's transaction was rolled back, and each request ran again alone.
+    assert_eq!(after.retried - before.retried, 10, "{before:?} → {after:?}");
+    assert_eq!(after.batches - before.batches, 11, "{before:?} → {after:?}");
+    for (i, (run, result)) in runs.iter_mut().zip(results).enumerate() {
+        if i == 9 {
+            assert!(result.is_err() && !matches!(result, Err(StoreError::OutOfOrder { .. })), "{result:?}");
+        } else {
+            assert_eq!(result, Ok(()), "run {i}");
+            run.accept(&steps[i]);
+        }
+        // Good steps whole, the failed step not at all — not even its run's snapshot.
         run.assert_stored(&*store).await;
     }
     // The poisoned run is not wedged: its next good step is taken.
