@@ -5,7 +5,8 @@
 //! The writer's connection is opened first ([`open_writer`]): it creates the file
 //! and its folder when missing, turns WAL on (a setting kept in the file) and
 //! brings the schema up to date. Readers ([`open_reader`]) open the same file
-//! afterwards and only read.
+//! afterwards and only read; the checkpointer ([`open_checkpointer`]) only copies
+//! the WAL back into the file.
 
 use std::path::Path;
 use std::time::Duration;
@@ -85,6 +86,15 @@ pub(crate) fn open_reader(path: &Path, options: &StoreOptions) -> Result<Connect
     configure(&conn, options).map_err(|fault| fault.describe("open the database for reading", path))?;
     conn.pragma_update(None, "query_only", true)
         .map_err(|err| sqlite_error(err, "open the database for reading", path))?;
+    Ok(conn)
+}
+
+/// The checkpointer's connection: it copies the WAL's pages back into the file
+/// ([`crate::checkpoint`]), and never reads or writes a row.
+pub(crate) fn open_checkpointer(path: &Path, options: &StoreOptions) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|err| sqlite_error(err, "open the database for checkpoints", path))?;
+    configure(&conn, options).map_err(|fault| fault.describe("open the database for checkpoints", path))?;
     Ok(conn)
 }
 

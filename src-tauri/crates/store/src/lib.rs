@@ -16,7 +16,8 @@
 //!    request refused by its checks writes nothing; one that fails halfway sends
 //!    its group to run again request by request ([`batch`]). A step ([`step`])
 //!    writes one row into `steps` and moves its run's row in `runs` ([`tables`]).
-//! 3. Reads run on a few read connections ([`reader`]) beside the writer.
+//! 3. Reads run on a few read connections ([`reader`]) beside the writer, and a
+//!    [`checkpoint`]er thread copies the WAL back into the file beside both.
 //! 4. SQLite's failures come back as the engine's `StoreError` ([`error`]):
 //!    `Busy`, `Corrupt` or `Io`, saying what failed and where.
 //!
@@ -39,6 +40,7 @@
 //! tests, PostgreSQL later) can take its place.
 
 mod batch;
+mod checkpoint;
 mod connection;
 mod error;
 mod reader;
@@ -48,6 +50,7 @@ mod store;
 mod tables;
 mod writer;
 
+pub use checkpoint::CheckpointStats;
 pub use connection::StoreOptions;
 pub use store::SqliteStore;
 pub use tables::crew_revisions::{CrewRevision, NewCrewRevision};

@@ -14,7 +14,8 @@ use crewgraph_engine::ids::RunId;
 use crewgraph_engine::run::{RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Timestamp};
 use rusqlite::Connection;
 
-use crate::connection::{open_writer, StoreOptions};
+use crate::checkpoint::CheckpointStats;
+use crate::connection::{open_checkpointer, open_writer, StoreOptions};
 use crate::error::Fault;
 use crate::reader::Readers;
 use crate::step::{self, EncodedStep};
@@ -51,7 +52,7 @@ impl SqliteStore {
     pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
         let conn = open_writer(&path, options)?;
-        let writer = Writer::start(conn, &path, options.busy_timeout)?;
+        let writer = Writer::start(conn, open_checkpointer(&path, options)?, &path, options.busy_timeout)?;
         Ok(SqliteStore { readers: Readers::new(&path, options), writer, path })
     }
 
@@ -72,6 +73,11 @@ impl SqliteStore {
     /// How much the writer has grouped its commits so far.
     pub fn write_stats(&self) -> WriteStats {
         self.writer.stats()
+    }
+
+    /// How many WAL checkpoints have run, and how large the WAL is.
+    pub fn checkpoint_stats(&self) -> CheckpointStats {
+        self.writer.checkpoint_stats()
     }
 
     /// Runs `work` in a write transaction (see [`crate::writer`]); it may run more

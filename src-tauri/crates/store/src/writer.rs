@@ -33,6 +33,7 @@ use rusqlite::{Connection, ErrorCode};
 use tokio::sync::oneshot;
 
 use crate::batch::{self, Applied, Pending, Request, Work};
+use crate::checkpoint::{CheckpointStats, Checkpointer};
 use crate::error::sqlite_error;
 
 /// The most requests one transaction takes; more wait for the next.
@@ -114,11 +115,15 @@ impl Shared {
 pub(crate) struct Writer {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    /// Checkpoints the WAL beside the writes; stopped before the connection closes.
+    checkpointer: Option<Checkpointer>,
 }
 
 impl Writer {
-    /// Starts the writer on `conn`, whose busy timeout is `busy_timeout`.
-    pub(crate) fn start(conn: Connection, path: &Path, busy_timeout: Duration) -> Result<Writer, StoreError> {
+    /// Starts the writer on `conn`, whose busy timeout is `busy_timeout`, with the
+    /// checkpointer on `checkpoints` (another connection to the same file).
+    pub(crate) fn start(conn: Connection, checkpoints: Connection, path: &Path, busy_timeout: Duration) -> Result<Writer, StoreError> {
+        let checkpointer = Checkpointer::start(checkpoints, &conn, path)?;
         let shared = Arc::new(Shared {
             conn: Mutex::new(conn),
             queue: Mutex::new(Queue::default()),
@@ -132,7 +137,7 @@ impl Writer {
             .name("crewgraph-store-writer".into())
             .spawn(move || run(&thread_shared))
             .map_err(|err| StoreError::Io(format!("cannot start the writer for the database {}: {err}", path.display())))?;
-        Ok(Writer { shared, thread: Some(thread) })
+        Ok(Writer { shared, thread: Some(thread), checkpointer: Some(checkpointer) })
     }
 
     /// Writes `work` — alone if the writer is idle, else through the queue — and
@@ -210,6 +215,11 @@ impl Writer {
             retried: c.retried.load(Ordering::Relaxed),
         }
     }
+
+    /// How many checkpoints have run, and how large the WAL is.
+    pub(crate) fn checkpoint_stats(&self) -> CheckpointStats {
+        self.checkpointer.as_ref().map(Checkpointer::stats).unwrap_or_default()
+    }
 }
 
 impl Drop for Writer {
@@ -218,6 +228,11 @@ impl Drop for Writer {
         self.shared.work_to_do.notify_one();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+        // Every write is done: unhook the checkpointer and stop it, so that the
+        // write connection closes last (SQLite then checkpoints the WAL away).
+        if let Some(checkpointer) = self.checkpointer.take() {
+            checkpointer.unhook(&self.shared.conn());
         }
     }
 }
@@ -282,7 +297,7 @@ mod tests {
     fn writer() -> Writer {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
-        Writer::start(conn, Path::new("test.db"), Duration::from_secs(1)).unwrap()
+        Writer::start(conn, Connection::open_in_memory().unwrap(), Path::new("test.db"), Duration::from_secs(1)).unwrap()
     }
 
     fn count() -> Work<i64> {

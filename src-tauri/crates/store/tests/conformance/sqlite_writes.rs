@@ -206,3 +206,26 @@ async fn each_step_has_a_row_with_its_seqs_and_write_time() {
     assert!(steps.iter().all(|s| s.written_at >= before && s.written_at <= Timestamp(after.0 + 1)), "{steps:?}");
     assert_eq!(store.steps(&"run-ghost".into()).await, Err(StoreError::NoSuchRun("run-ghost".into())));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wal_is_checkpointed_beside_the_writes_and_stays_bounded() {
+    let dir = temp_dir();
+    let path = dir.path().join("crewgraph.db");
+    let store = open_sqlite(&path);
+    let mut run = Run::new("run-long", 1_795_000_000_000);
+    run.create(&store).await.unwrap();
+    // Lone steps write three or four pages each to the WAL: some 10,000 pages.
+    let mut largest_wal = 0;
+    for turn in 0..3_000 {
+        let step = run.handoff(&format!("turn {turn}: {}", reply(240)));
+        run.append(&store, step).await.unwrap();
+        largest_wal = largest_wal.max(std::fs::metadata(wal_path(&path)).map(|m| m.len()).unwrap_or(0));
+    }
+    let stats = store.checkpoint_stats();
+    eprintln!("after 3,000 lone steps: {stats:?}, the WAL at most {largest_wal} bytes");
+    assert!(stats.background >= 2, "the checkpointer ran beside the writes: {stats:?}");
+    assert!(stats.background > stats.inline, "most checkpoints were the checkpointer's: {stats:?}");
+    // The WAL started over instead of holding every page written (4,000 pages at most).
+    assert!(largest_wal < 20 * 1024 * 1024, "the WAL grew to {largest_wal} bytes: {stats:?}");
+    run.assert_stored(&store).await;
+}
