@@ -105,20 +105,27 @@ impl Checkpointer {
             .name("crewgraph-store-checkpointer".into())
             .spawn(move || run(&own, &thread_signal))
             .map_err(|err| StoreError::Io(format!("cannot start the checkpointer for the database {}: {err}", path.display())))?;
-        // SAFETY: the hook gets a pointer to `signal`, which this Checkpointer keeps
-        // alive until `unhook` removed the hook again (see `Writer`'s drop); the
-        // handle is only used on the thread that holds the connection.
+        // The hook owns a reference to the signal, given back by `unhook`: should
+        // the hook outlive this Checkpointer, it still points at a live signal.
+        let hook_signal = Arc::into_raw(signal.clone()) as *mut c_void;
+        // SAFETY: a valid connection handle, used on the thread that holds the
+        // connection; the pointer stays valid while the hook is installed (above).
         unsafe {
-            ffi::sqlite3_wal_hook(writer.handle(), Some(on_commit), Arc::as_ptr(&signal) as *mut c_void);
+            ffi::sqlite3_wal_hook(writer.handle(), Some(on_commit), hook_signal);
         }
         Ok(Checkpointer { signal, thread: Some(thread) })
     }
 
-    /// Removes the hook from `writer`; call it before this Checkpointer is dropped.
+    /// Removes the hook from `writer`, the connection it was started with.
     pub(crate) fn unhook(&self, writer: &Connection) {
-        // SAFETY: as in `start`; no hook, no pointer kept.
+        // SAFETY: a valid connection handle; sqlite3_wal_hook returns the pointer
+        // the hook had, which `start` made with Arc::into_raw, and only `start`
+        // installs this hook.
         unsafe {
-            ffi::sqlite3_wal_hook(writer.handle(), None, std::ptr::null_mut());
+            let hooked = ffi::sqlite3_wal_hook(writer.handle(), None, std::ptr::null_mut());
+            if !hooked.is_null() {
+                drop(Arc::from_raw(hooked as *const Signal));
+            }
         }
     }
 
@@ -144,8 +151,8 @@ impl Drop for Checkpointer {
 /// The WAL hook: SQLite calls it after each commit of the write connection, with
 /// the connection and the number of pages in the WAL.
 unsafe extern "C" fn on_commit(signal: *mut c_void, db: *mut ffi::sqlite3, name: *const c_char, frames: c_int) -> c_int {
-    // SAFETY: `signal` is the pointer `Checkpointer::start` registered, alive
-    // while the hook is (see there).
+    // SAFETY: `signal` is the pointer `Checkpointer::start` registered, which the
+    // hook keeps alive until `unhook` removes it.
     let signal = unsafe { &*(signal as *const Signal) };
     let frames = u32::try_from(frames).unwrap_or(0);
     if frames >= LIMIT {

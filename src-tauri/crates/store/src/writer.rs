@@ -136,7 +136,10 @@ impl Writer {
         let thread = std::thread::Builder::new()
             .name("crewgraph-store-writer".into())
             .spawn(move || run(&thread_shared))
-            .map_err(|err| StoreError::Io(format!("cannot start the writer for the database {}: {err}", path.display())))?;
+            .map_err(|err| {
+                checkpointer.unhook(&shared.conn());
+                StoreError::Io(format!("cannot start the writer for the database {}: {err}", path.display()))
+            })?;
         Ok(Writer { shared, thread: Some(thread), checkpointer: Some(checkpointer) })
     }
 
