@@ -49,17 +49,25 @@ pub(crate) trait Request: Send {
     fn answer(self: Box<Self>, transaction: Result<(), StoreError>);
 }
 
+/// What a queued request's caller gets back: the answer, and the work itself, so
+/// that the caller's thread, which made its data, also frees it (the writer
+/// thread then never frees memory other threads allocated).
+pub(crate) struct Answer<T> {
+    pub(crate) result: Result<T, StoreError>,
+    pub(crate) work: Work<T>,
+}
+
 /// A request whose caller awaits its answer on a oneshot channel.
 pub(crate) struct Pending<T> {
     doing: String,
     path: Arc<Path>,
     work: Work<T>,
     result: Option<Result<T, StoreError>>,
-    reply: oneshot::Sender<Result<T, StoreError>>,
+    reply: oneshot::Sender<Answer<T>>,
 }
 
 impl<T> Pending<T> {
-    pub(crate) fn new(doing: String, path: Arc<Path>, work: Work<T>, reply: oneshot::Sender<Result<T, StoreError>>) -> Self {
+    pub(crate) fn new(doing: String, path: Arc<Path>, work: Work<T>, reply: oneshot::Sender<Answer<T>>) -> Self {
         Pending { doing, path, work, result: None, reply }
     }
 }
@@ -72,9 +80,9 @@ impl<T: Send> Request for Pending<T> {
     }
 
     fn answer(self: Box<Self>, transaction: Result<(), StoreError>) {
-        let answer = settle(self.result, transaction, &self.doing, &self.path);
+        let result = settle(self.result, transaction, &self.doing, &self.path);
         // The caller may have stopped waiting (its task was dropped); nothing to do then.
-        let _ = self.reply.send(answer);
+        let _ = self.reply.send(Answer { result, work: self.work });
     }
 }
 

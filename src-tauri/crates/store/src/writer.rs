@@ -32,7 +32,7 @@ use crewgraph_engine::run::{StoreError, Timestamp};
 use rusqlite::{Connection, ErrorCode};
 use tokio::sync::oneshot;
 
-use crate::batch::{self, Applied, Pending, Request, Work};
+use crate::batch::{self, Answer, Applied, Pending, Request, Work};
 use crate::checkpoint::{CheckpointStats, Checkpointer};
 use crate::error::sqlite_error;
 
@@ -164,7 +164,10 @@ impl Writer {
                 self.shared.work_to_do.notify_one();
             }
         }
-        answer.await.map_err(|_| stopped())?
+        let Answer { result, work } = answer.await.map_err(|_| stopped())?;
+        // Freed here, by the thread that made it.
+        drop(work);
+        result
     }
 
     /// Writes `work` in a transaction of its own on this thread, if nothing is
