@@ -19,7 +19,9 @@
 //! Either way a request is carried out once it was queued, even if its caller
 //! stops waiting for the answer. Writing alone blocks the caller's thread for one
 //! small transaction (tens of µs), which also works on a current-thread runtime
-//! and outside tokio; waiting in the queue never blocks a thread.
+//! and outside tokio; waiting in the queue never blocks a thread. The writer also
+//! owns the [`Checkpointer`], hooked to its connection, which keeps WAL
+//! checkpoints off both ways ([`crate::checkpoint`]).
 
 use std::collections::VecDeque;
 use std::path::Path;
