@@ -2,6 +2,11 @@
 
 mod cli;
 
+/// mimalloc: the run loop allocates many small, short-lived values across threads,
+/// where it is measurably faster than the system allocator (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 use clap::Parser;

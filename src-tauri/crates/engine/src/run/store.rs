@@ -33,7 +33,7 @@ pub struct RunRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Turn {
     pub agent: AgentId,
-    /// A fingerprint of the agent's reply (normalized text).
+    /// The reply's fingerprint (a MinHash of its words, see [`super::loops`]).
     pub reply: String,
 }
 
