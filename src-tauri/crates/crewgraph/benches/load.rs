@@ -9,6 +9,7 @@ mod common;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -84,12 +85,13 @@ fn bytes_per_step(runtime: &tokio::runtime::Runtime) {
 }
 
 /// Records when chosen events happen, by run (a hash of its id), into space
-/// reserved beforehand, so the recording weighs little on what it measures.
-struct Timing(Mutex<Vec<(u64, &'static str, Instant)>>);
+/// reserved beforehand, so the recording weighs little on what it measures; counts
+/// every event emitted, so the stored count can be checked against it.
+struct Timing(Mutex<Vec<(u64, &'static str, Instant)>>, AtomicUsize);
 
 impl Timing {
     fn with_capacity(events: usize) -> Self {
-        Timing(Mutex::new(Vec::with_capacity(events)))
+        Timing(Mutex::new(Vec::with_capacity(events)), AtomicUsize::new(0))
     }
 }
 
@@ -106,6 +108,7 @@ fn key(run: &RunId) -> u64 {
 
 impl EventSink for Timing {
     fn emit(&self, event: &RunEvent) {
+        self.1.fetch_add(1, Ordering::Relaxed);
         let kind = event.kind.type_name();
         if matches!(kind, "agent_response" | "agent_started" | "parallel_started" | "parallel_finished") {
             let at = Instant::now();
@@ -184,6 +187,7 @@ fn concurrent_runs(runtime: &tokio::runtime::Runtime, runs: usize) {
         }
         total
     });
+    assert_eq!(stored, timing.1.load(Ordering::Relaxed), "every emitted event is stored");
     let ideal = Duration::from_millis(50 * (HANDOFFS as u64 + 1));
     let mut delays = reply_to_next_step(&timing);
     delays.sort();
