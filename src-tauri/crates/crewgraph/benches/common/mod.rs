@@ -30,7 +30,7 @@ pub fn script(handoffs: usize, reply_bytes: usize, delay_ms: u64) -> Script {
         if turn % 2 == 0 { a.push_str(&entry(reply("[NEXT]"))) } else { b.push_str(&entry(reply("[NEXT]"))) }
     }
     let last = entry(reply("[DONE]"));
-    if handoffs % 2 == 0 { a.push_str(&last) } else { b.push_str(&last.replace("[DONE]", "[NEXT]")); a.push_str(&entry(reply("[DONE]"))) }
+    if handoffs.is_multiple_of(2) { a.push_str(&last) } else { b.push_str(&last.replace("[DONE]", "[NEXT]")); a.push_str(&entry(reply("[DONE]"))) }
     Script::parse("bench.yaml", &format!("replies:\n  a:\n{a}  b:\n{}", if b.is_empty() { "    []\n".into() } else { b })).expect("bench script")
 }
 
