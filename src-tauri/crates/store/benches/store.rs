@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use crewgraph_engine::ids::{AgentId, RunId};
-use crewgraph_engine::run::{EventKind, Message, RunEvent, RunRecord, RunSnapshot, RunStatus, RunStore, StepRecord, Timestamp};
+use crewgraph_engine::run::{EventKind, Message, RunEvent, RunRecord, RunSnapshot, RunStore, StepRecord, Timestamp};
 use crewgraph_store::SqliteStore;
 use tokio::runtime::Runtime;
 
@@ -41,18 +41,7 @@ impl Run {
 
     async fn create(store: &dyn RunStore, id: &str) -> Run {
         let id = RunId::from(id);
-        let snapshot = RunSnapshot {
-            status: RunStatus::Running,
-            current_agent: AgentId::from("a"),
-            handoffs: 0,
-            steps: 0,
-            next_seq: 0,
-            strikes: 0,
-            recent: Vec::new(),
-            history_len: 0,
-            error: None,
-            updated_at: Timestamp(1_795_000_000_000),
-        };
+        let snapshot = RunSnapshot::starting(AgentId::from("a"), Timestamp(1_795_000_000_000));
         let mut run = Run { id: id.clone(), snapshot };
         let first = run.step(vec![EventKind::RunStarted { crew: "bench".into(), input: "Go.".into() }], Message::user("Go."));
         store.create_run(&Self::record(&id), &first).await.expect("create");

@@ -106,18 +106,7 @@ pub async fn start_run(
         input: input.to_owned(),
         created_at: now,
     };
-    let snapshot = RunSnapshot {
-        status: RunStatus::Running,
-        current_agent: crew.entry_point.clone(),
-        handoffs: 0,
-        steps: 0,
-        next_seq: 0,
-        strikes: 0,
-        recent: Vec::new(),
-        history_len: 0,
-        error: None,
-        updated_at: now,
-    };
+    let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
     let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
     run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
     run.add(Message::user(input));

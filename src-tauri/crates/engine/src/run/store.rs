@@ -59,6 +59,24 @@ pub struct RunSnapshot {
     pub updated_at: Timestamp,
 }
 
+impl RunSnapshot {
+    /// A new run's state before its first step: running, at `agent`, nothing done yet.
+    pub fn starting(agent: AgentId, at: Timestamp) -> Self {
+        RunSnapshot {
+            status: RunStatus::Running,
+            current_agent: agent,
+            handoffs: 0,
+            steps: 0,
+            next_seq: 0,
+            strikes: 0,
+            recent: Vec::new(),
+            history_len: 0,
+            error: None,
+            updated_at: at,
+        }
+    }
+}
+
 /// Everything one step changes, written in one transaction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepRecord {

@@ -73,18 +73,7 @@ impl Run {
             input: format!("Ask me about {id} ✓"),
             created_at: Timestamp(created_at),
         };
-        let snapshot = RunSnapshot {
-            status: RunStatus::Running,
-            current_agent: AgentId::from("teacher"),
-            handoffs: 0,
-            steps: 0,
-            next_seq: 0,
-            strikes: 0,
-            recent: Vec::new(),
-            history_len: 0,
-            error: None,
-            updated_at: Timestamp(created_at),
-        };
+        let snapshot = RunSnapshot::starting(AgentId::from("teacher"), Timestamp(created_at));
         Run { record, snapshot, history: Vec::new(), events: Vec::new() }
     }
 
