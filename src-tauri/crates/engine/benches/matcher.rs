@@ -6,7 +6,6 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use crewgraph_engine::ids::SignalName;
 use crewgraph_engine::signal::registry::builtins;
 use crewgraph_engine::signal::{Behavior, SignalDef, SignalMatcher, SignalOrigin, SignalRegistry};
 
@@ -20,17 +19,7 @@ fn registry(n: usize) -> SignalRegistry {
     }
     let mut i = 0;
     while registry.len() < n {
-        registry.insert(SignalDef {
-            name: SignalName::from(format!("[CREW_SIGNAL_{i}]")),
-            pattern: None,
-            behavior: Behavior::Route,
-            description: String::new(),
-            allowed_agents: Vec::new(),
-            valid_targets: Vec::new(),
-            priority: 50,
-            deprecated: None,
-            origin: SignalOrigin::Declared,
-        });
+        registry.insert(SignalDef::new(format!("[CREW_SIGNAL_{i}]"), Behavior::Route, SignalOrigin::Declared));
         i += 1;
     }
     registry

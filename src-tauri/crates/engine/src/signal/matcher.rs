@@ -314,7 +314,6 @@ pub fn match_signal(signal: &str, content: &str) -> Result<MatchLevel, InvalidSi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::SignalName;
     use crate::signal::registry::{builtins, Behavior, SignalDef, SignalOrigin};
 
     fn level(signal: &str, content: &str) -> MatchLevel {
@@ -434,15 +433,8 @@ mod tests {
     fn pattern_signals_carry_their_payload() {
         let mut registry = SignalRegistry::new();
         registry.insert(SignalDef {
-            name: SignalName::from("review-ready"),
             pattern: Some(r"^READY_FOR_REVIEW:\s*(\S+)".into()),
-            behavior: Behavior::Route,
-            description: String::new(),
-            allowed_agents: vec![],
-            valid_targets: vec![],
-            priority: 50,
-            deprecated: None,
-            origin: SignalOrigin::Declared,
+            ..SignalDef::new("review-ready", Behavior::Route, SignalOrigin::Declared)
         });
         let matcher = SignalMatcher::new(&registry);
         let found = matcher.scan("Implemented it.\nREADY_FOR_REVIEW: task-42\nthanks");

@@ -95,7 +95,26 @@ pub struct SignalDef {
     pub origin: SignalOrigin,
 }
 
+/// The priority of a signal that names none.
+pub const DEFAULT_PRIORITY: i32 = 50;
+
 impl SignalDef {
+    /// A bracket signal any agent may emit towards any target, at the default
+    /// priority, with no description.
+    pub fn new(name: impl Into<SignalName>, behavior: Behavior, origin: SignalOrigin) -> Self {
+        SignalDef {
+            name: name.into(),
+            pattern: None,
+            behavior,
+            description: String::new(),
+            allowed_agents: Vec::new(),
+            valid_targets: Vec::new(),
+            priority: DEFAULT_PRIORITY,
+            deprecated: None,
+            origin,
+        }
+    }
+
     /// True when `agent` may emit this signal.
     pub fn allows(&self, agent: &str) -> bool {
         self.allowed_agents.is_empty() || self.allowed_agents.iter().any(|a| a == agent)
@@ -173,15 +192,9 @@ impl SignalRegistry {
 /// name (or a name equal to it after normalization).
 pub fn builtins() -> Vec<SignalDef> {
     let def = |name: &str, behavior, priority, description: &str| SignalDef {
-        name: SignalName::from(name),
-        pattern: None,
-        behavior,
         description: description.to_owned(),
-        allowed_agents: Vec::new(),
-        valid_targets: Vec::new(),
         priority,
-        deprecated: None,
-        origin: SignalOrigin::Builtin,
+        ..SignalDef::new(name, behavior, SignalOrigin::Builtin)
     };
     use Behavior::*;
     vec![

@@ -16,11 +16,8 @@ use crate::ids::{AgentId, SignalName};
 use crate::report::Report;
 use crate::signal::matcher::compile_pattern;
 use crate::signal::name::{inner, is_bracket_name, is_pattern_name, normalize};
-use crate::signal::registry::builtins;
+use crate::signal::registry::{builtins, DEFAULT_PRIORITY};
 use crate::signal::{Behavior, SignalDef, SignalOrigin, SignalRegistry};
-
-/// The default priority of a crew's own signals.
-const DEFAULT_PRIORITY: i32 = 50;
 
 /// Builds the registry; also returns the names that were declared but refused
 /// (already reported), so rules using them are not reported a second time.
@@ -192,15 +189,8 @@ fn register_implicitly(file: &CrewFile, groups: &HashSet<String>, registering: &
                 continue;
             }
             let def = SignalDef {
-                name: SignalName::from(name.as_str()),
-                pattern: None,
-                behavior: implied_behavior(rule.target.as_deref(), groups),
                 description: rule.description.clone().unwrap_or_default(),
-                allowed_agents: Vec::new(),
-                valid_targets: Vec::new(),
-                priority: DEFAULT_PRIORITY,
-                deprecated: None,
-                origin: SignalOrigin::Implicit,
+                ..SignalDef::new(name.as_str(), implied_behavior(rule.target.as_deref(), groups), SignalOrigin::Implicit)
             };
             registering.insert(def, name, report);
         }

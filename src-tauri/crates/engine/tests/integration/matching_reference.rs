@@ -6,7 +6,6 @@
 //! The reference is deliberately slow and literal: level 1 is `contains`, level 2
 //! folds the whole reply, level 3 looks at every `[` and the next `]` after it.
 
-use crewgraph_engine::ids::SignalName;
 use crewgraph_engine::signal::{match_signal, Behavior, MatchLevel, SignalDef, SignalMatcher, SignalOrigin, SignalRegistry};
 use proptest::prelude::*;
 use unicode_normalization::char::is_combining_mark;
@@ -124,17 +123,7 @@ fn reply_with(signals: Vec<String>) -> impl Strategy<Value = (Vec<String>, Strin
 fn registry_of(signals: &[String]) -> SignalRegistry {
     let mut registry = SignalRegistry::new();
     for name in signals {
-        registry.insert(SignalDef {
-            name: SignalName::from(name.as_str()),
-            pattern: None,
-            behavior: Behavior::Route,
-            description: String::new(),
-            allowed_agents: Vec::new(),
-            valid_targets: Vec::new(),
-            priority: 50,
-            deprecated: None,
-            origin: SignalOrigin::Declared,
-        });
+        registry.insert(SignalDef::new(name.as_str(), Behavior::Route, SignalOrigin::Declared));
     }
     registry
 }
