@@ -49,6 +49,9 @@ pub(crate) trait Request: Send {
     fn answer(self: Box<Self>, transaction: Result<(), StoreError>);
 }
 
+/// A request and the fate of the transaction that decides its answer.
+pub(crate) type Owed = (Box<dyn Request>, Result<(), StoreError>);
+
 /// What a queued request's caller gets back: the answer, and the work itself, so
 /// that the caller's thread, which made its data, also frees it (the writer
 /// thread then never frees memory other threads allocated).
@@ -118,34 +121,36 @@ pub(crate) fn run<T>(conn: &Connection, now: Timestamp, work: &Work<T>, doing: &
     (applied, result.map_err(|fault| fault.describe(doing, path)))
 }
 
-/// Runs the requests of a transaction opened with `BEGIN IMMEDIATE`, commits it
-/// and answers every request. Returns how many transactions it took (more than
-/// one when a failure sent the requests to run alone).
-pub(crate) fn write(conn: &Connection, mut batch: Vec<Box<dyn Request>>, now: Timestamp, path: &Path) -> u64 {
+/// Runs the requests of a transaction opened with `BEGIN IMMEDIATE` and commits
+/// it. Returns how many transactions it took (more than one when a failure sent the
+/// requests to run alone) and each request with the answer it is owed, not yet
+/// given, so the writer can count the work before any caller hears of it.
+pub(crate) fn write(
+    conn: &Connection,
+    mut batch: Vec<Box<dyn Request>>,
+    now: Timestamp,
+    path: &Path,
+) -> (u64, Vec<Owed>) {
     // SQLite may also end the transaction itself after an error (a full disk).
     let whole = batch.iter_mut().all(|request| request.apply(conn, now) != Applied::Failed && !conn.is_autocommit());
     if whole {
         let committed = commit(conn, path);
-        for request in batch {
-            request.answer(committed.clone());
-        }
-        return 1;
+        return (1, batch.into_iter().map(|request| (request, committed.clone())).collect());
     }
     rollback(conn);
     if batch.len() == 1 {
         // It failed alone already: that is its answer.
-        for request in batch {
-            request.answer(Err(abandoned(path)));
-        }
-        return 1;
+        return (1, batch.into_iter().map(|request| (request, Err(abandoned(path)))).collect());
     }
-    let mut transactions = 1;
-    for mut request in batch {
-        transactions += 1;
-        let outcome = alone(conn, request.as_mut(), now, path);
-        request.answer(outcome);
-    }
-    transactions
+    let transactions = 1 + batch.len() as u64;
+    let answers = batch
+        .into_iter()
+        .map(|mut request| {
+            let outcome = alone(conn, request.as_mut(), now, path);
+            (request, outcome)
+        })
+        .collect();
+    (transactions, answers)
 }
 
 /// Runs one request in a transaction of its own.

@@ -261,8 +261,12 @@ fn run(shared: &Shared) {
         let size = group.len() as u64;
         match began {
             Ok(()) => {
-                let transactions = batch::write(&conn, group, now(), &shared.path);
+                let (transactions, answers) = batch::write(&conn, group, now(), &shared.path);
+                // Counted first: a caller that has its answer sees its write in the stats.
                 shared.counters.count(transactions, size, transactions > 1);
+                for (request, answer) in answers {
+                    request.answer(answer);
+                }
             }
             Err(err) => {
                 batch::rollback(&conn);
