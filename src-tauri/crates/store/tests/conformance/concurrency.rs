@@ -6,31 +6,14 @@ use std::sync::Arc;
 
 use crewgraph_engine::run::RunStore;
 
-use crate::support::{reply, Run, Subject};
+use crate::support::{reply, write_at_once, Subject};
 
 const RUNS: usize = 200;
 const STEPS: usize = 20;
 
 pub async fn many_runs_appending_at_once_keep_every_event_in_order(subject: Subject) {
     let store: Arc<dyn RunStore> = subject.store.clone();
-    let tasks: Vec<_> = (0..RUNS)
-        .map(|i| {
-            let store = store.clone();
-            tokio::spawn(async move {
-                let mut run = Run::new(&format!("run-{i:03}"), 1_795_000_000_000 + i as u64);
-                run.create(&*store).await.unwrap();
-                for turn in 0..STEPS {
-                    let step = run.handoff(&format!("run {i} turn {turn}: {}", reply(60)));
-                    run.append(&*store, step).await.unwrap();
-                }
-                run
-            })
-        })
-        .collect();
-    let mut runs = Vec::new();
-    for task in tasks {
-        runs.push(task.await.unwrap());
-    }
+    let runs = write_at_once(store.clone(), RUNS, STEPS, |i| format!("run-{i:03}"), |i, turn| format!("run {i} turn {turn}: {}", reply(60))).await;
     for run in &runs {
         assert_eq!(run.events.len(), 2 + 3 * STEPS);
         run.assert_stored(&*store).await;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crewgraph_engine::run::{RunStore, StoreError};
 use crewgraph_store::{SqliteStore, StoreOptions};
 
-use crate::support::{open_sqlite, quick, reply, temp_dir, Run};
+use crate::support::{open_sqlite, quick, reply, temp_dir, write_at_once, Run};
 
 /// A second connection to the file, as another program would open it.
 pub fn other_program(path: &Path) -> rusqlite::Connection {
@@ -197,24 +197,7 @@ async fn every_answered_write_is_in_the_file_after_the_store_closes() {
     let dir = temp_dir();
     let path = dir.path().join("crewgraph.db");
     let store = std::sync::Arc::new(open_sqlite(&path));
-    let tasks: Vec<_> = (0..20)
-        .map(|i| {
-            let store = store.clone();
-            tokio::spawn(async move {
-                let mut run = Run::new(&format!("run-{i}"), 1_795_000_000_000 + i);
-                run.create(&*store).await.unwrap();
-                for turn in 0..10 {
-                    let step = run.handoff(&format!("turn {turn}"));
-                    run.append(&*store, step).await.unwrap();
-                }
-                run
-            })
-        })
-        .collect();
-    let mut runs = Vec::new();
-    for task in tasks {
-        runs.push(task.await.unwrap());
-    }
+    let runs = write_at_once(store.clone(), 20, 10, |i| format!("run-{i}"), |_, turn| format!("turn {turn}")).await;
     drop(store);
     let store = open_sqlite(&path);
     for run in &runs {

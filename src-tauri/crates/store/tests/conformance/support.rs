@@ -167,6 +167,38 @@ impl Run {
     }
 }
 
+/// `runs` runs written at once, each from its own task and each waiting for its
+/// step to be stored before the next, as the engine writes them: run `i` is named
+/// `name(i)`, created at 1_795_000_000_000 + i ms, and hands off `steps` times with
+/// `content(i, turn)` as the reply. Returns the runs as they should be stored.
+pub async fn write_at_once(
+    store: Arc<dyn RunStore>,
+    runs: usize,
+    steps: usize,
+    name: fn(usize) -> String,
+    content: fn(usize, usize) -> String,
+) -> Vec<Run> {
+    let tasks: Vec<_> = (0..runs)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut run = Run::new(&name(i), 1_795_000_000_000 + i as u64);
+                run.create(&*store).await.unwrap();
+                for turn in 0..steps {
+                    let step = run.handoff(&content(i, turn));
+                    run.append(&*store, step).await.unwrap();
+                }
+                run
+            })
+        })
+        .collect();
+    let mut written = Vec::with_capacity(runs);
+    for task in tasks {
+        written.push(task.await.unwrap());
+    }
+    written
+}
+
 /// One event kind of each variant, with awkward text: unicode, quotes, newlines,
 /// JSON arguments, optional fields both present and absent.
 pub fn every_event_kind() -> Vec<EventKind> {
