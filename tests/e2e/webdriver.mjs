@@ -28,6 +28,9 @@ export class Session {
   constructor(url, id) {
     this.url = url;
     this.id = id;
+    /** Where a wait that times out leaves a screenshot of the window (unset: none). */
+    this.evidenceDir = null;
+    this.timeouts = 0;
   }
 
   static async start(url, capabilities) {
@@ -73,7 +76,7 @@ export class Session {
       if (last.filter((t) => t).length >= count) return this.find(css);
       await new Promise((r) => setTimeout(r, 150));
     }
-    throw new Error(`timed out waiting for ${count} visible '${css}' (visible texts: ${JSON.stringify(last)})`);
+    throw new Error(`timed out waiting for ${count} visible '${css}' (visible texts: ${JSON.stringify(last)})${await this.evidence()}`);
   }
 
   /** Waits until `predicate()` resolves truthy. */
@@ -84,7 +87,19 @@ export class Session {
       if (value) return value;
       await new Promise((r) => setTimeout(r, 150));
     }
-    throw new Error(`timed out waiting for ${what}`);
+    throw new Error(`timed out waiting for ${what}${await this.evidence()}`);
+  }
+
+  /** After a timeout: a screenshot of the window as it was, named in the error. */
+  async evidence() {
+    if (!this.evidenceDir) return "";
+    const path = `${this.evidenceDir}/timeout-${++this.timeouts}.png`;
+    try {
+      await this.screenshot(path);
+      return `; the window then: ${path}`;
+    } catch (e) {
+      return `; no screenshot: ${e.message}`;
+    }
   }
 
   async screenshot(path) {

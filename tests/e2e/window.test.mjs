@@ -12,6 +12,7 @@ let session;
 before(async () => {
   assert.ok(APP, "CREWGRAPH_APP must name the built app");
   session = await Session.start(DRIVER, { browserName: "wry", "tauri:options": { application: APP } });
+  session.evidenceDir = OUT;
 });
 
 after(async () => {
@@ -21,6 +22,9 @@ after(async () => {
 async function openExample(fileName) {
   await session.click(".brand");
   await session.click(`.crew-card[data-crew="${fileName}"]`);
+  // The start view has no crew header: one showing means the crew opened (so a
+  // graph that fails to appear afterwards is told apart from a click that was lost).
+  await session.waitFor(".crew-header h1");
 }
 
 test("the start view lists every example crew with a picture of its graph", async () => {
