@@ -34,6 +34,13 @@ test("the start view lists every example crew with a picture of its graph", asyn
   await session.execute(`document.querySelector(".crew-card:last-of-type, li:last-child .crew-card").scrollIntoView()`);
   assert.ok((await session.texts(".crew-card-name")).includes(names[names.length - 1]), "the last card scrolls into view");
   await session.execute(`document.querySelector(".crew-card").scrollIntoView()`);
+  // A press on a card's picture is a press on the card: the picture is swapped when
+  // its layout arrives, and WebKit drops a click whose press target went away.
+  const pressed = await session.execute(`
+    const picture = document.querySelector(".crew-card .thumbnail").getBoundingClientRect();
+    const hit = document.elementFromPoint(picture.left + picture.width / 2, picture.top + picture.height / 2);
+    return hit && hit.tagName + "." + hit.getAttribute("class");`);
+  assert.equal(pressed, "BUTTON.crew-card");
   for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "quiz-crew", "Code review pipeline", "Broken crew"]) {
     assert.ok(names.includes(name), `start view should offer ${name}; it shows ${names.join(", ")}`);
   }

@@ -5,12 +5,27 @@ import type { GraphView } from "../bindings/GraphView";
 import { absoluteBox, type Layout, layoutGraph } from "../graph/layout";
 import { edgeColor } from "../graph/style";
 
+// Pictures already laid out, by graph: coming back to the start view draws them at
+// once instead of laying every crew out again (the crew list keeps its objects).
+const laidOut = new WeakMap<GraphView, Layout>();
+
 export function Thumbnail({ graph }: { graph: GraphView }) {
-  const [layout, setLayout] = useState<Layout | null>(null);
+  const [layout, setLayout] = useState<Layout | null>(() => laidOut.get(graph) ?? null);
   useEffect(() => {
+    const known = laidOut.get(graph);
+    if (known) {
+      setLayout(known);
+      return;
+    }
     let current = true;
     // The card's picture is about 2.4 times as wide as it is high.
-    layoutGraph(graph, 2.4).then((laid) => current && setLayout(laid), () => {});
+    layoutGraph(graph, 2.4).then(
+      (laid) => {
+        laidOut.set(graph, laid);
+        if (current) setLayout(laid);
+      },
+      () => {},
+    );
     return () => {
       current = false;
     };
