@@ -112,6 +112,15 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// The model its turns use: `model` (a named model or `provider/model`), else the
+    /// Go engine's `primary:`; None = the default model.
+    pub fn model_spec(&self) -> Option<ModelSpec> {
+        match &self.model {
+            Some(model) => Some(ModelSpec::named(model)),
+            None => self.primary.clone(),
+        }
+    }
+
     /// The model to show on the card: `model`, else the primary's model, else None.
     pub fn model_label(&self) -> Option<&str> {
         self.model
@@ -127,6 +136,24 @@ pub struct ModelSpec {
     pub model: Option<String>,
     pub provider: Option<String>,
     pub provider_url: Option<String>,
+}
+
+impl ModelSpec {
+    /// A model given by name alone (`default`, `fast`, `openai/gpt-4o-mini`).
+    pub fn named(name: &str) -> Self {
+        ModelSpec { model: Some(name.to_owned()), provider: None, provider_url: None }
+    }
+}
+
+impl std::fmt::Display for ModelSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let model = self.model.as_deref().unwrap_or("default");
+        match (&self.provider, &self.provider_url) {
+            (Some(provider), Some(url)) => write!(f, "{provider}/{model} at {url}"),
+            (Some(provider), None) => write!(f, "{provider}/{model}"),
+            (None, _) => f.write_str(model),
+        }
+    }
 }
 
 /// Where a rule leads.

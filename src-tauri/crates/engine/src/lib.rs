@@ -54,7 +54,7 @@ pub mod run;
 pub mod signal;
 pub mod validate;
 
-pub use crew::Crew;
+pub use crew::{Crew, ModelSpec};
 pub use diagnostic::{Diagnostic, Problem, Severity};
 pub use ids::{AgentId, GroupId, RunId, SignalName};
 pub use load::{load_path, load_str, Loaded};

@@ -1,22 +1,40 @@
 //! # crewgraph-llm
 //!
 //! The model providers behind the engine's `LlmClient` trait, one file each
-//! (DESIGN.md §6). This crate owns:
+//! (DESIGN.md §6):
 //!
-//! - `openai`: any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM,
+//! - [`openai`]: any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM,
 //!   llama.cpp's server, OpenRouter) — chat completions streamed over server-sent
 //!   events, tool calls, structured output, token usage;
-//! - `anthropic`: the Messages API with streaming, tool use and structured output
+//! - [`anthropic`]: the Messages API with streaming, tool use and structured output
 //!   through a forced tool;
-//! - `scripted`: replies taken from a YAML script, per agent, in order — Crewgraph's
-//!   Simulate mode and the engine's deterministic test double;
-//! - the robustness all providers share: connect / first-byte / idle timeouts,
-//!   retries on 429 and 5xx with backoff honouring `Retry-After`, cancellation, and
-//!   API keys from the OS keyring or the environment, never from crew files.
+//! - [`local`]: the built-in local model (llama.cpp's server with SmolLM2, started on
+//!   demand), its replies made to end with one of the agent's signals;
+//! - [`scripted`]: replies taken from a YAML script, per agent, in order — Crewgraph's
+//!   Simulate mode and the engine's deterministic test double.
+//!
+//! Around them: [`http`], the robustness the HTTP providers share (timeouts, retries
+//! with backoff honouring `Retry-After`, cancellation, the provider's own error
+//! message); [`chat`], a run's history as one agent's conversation; [`settings`],
+//! the named models; [`keys`], API keys from the OS keyring or the environment; and
+//! [`models`], which answers each call with the model the agent names.
 //!
 //! The engine never depends on this crate; the binaries wire a provider in.
-//! Implemented so far: [`scripted`].
 
+pub mod anthropic;
+pub mod chat;
+pub mod http;
+pub mod keys;
+pub mod local;
+pub mod models;
+pub mod openai;
 pub mod scripted;
+pub mod settings;
 
+pub use anthropic::AnthropicClient;
+pub use http::Limits;
+pub use local::{LocalModel, LocalPaths, LocalServer};
+pub use models::Models;
+pub use openai::OpenAiClient;
 pub use scripted::{Script, ScriptError, ScriptedLlm};
+pub use settings::{ModelConfig, ModelSettings, Provider, Resolved};

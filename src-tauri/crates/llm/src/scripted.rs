@@ -313,7 +313,7 @@ mod tests {
 "#;
 
     fn request(agent: &AgentId) -> LlmRequest<'_> {
-        LlmRequest { agent, model: None, system: "", messages: Visible::all(&[]), tools: &[], temperature: None }
+        LlmRequest::new(agent, "", Visible::all(&[]))
     }
 
     #[tokio::test]

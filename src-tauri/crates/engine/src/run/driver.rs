@@ -26,7 +26,7 @@ use super::sink::EventSink;
 use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
 use super::time::{Clock, IdSource};
 use super::tools::{HttpFetch, Tools};
-use crate::crew::{Crew, OnLoop, Strategy};
+use crate::crew::{Crew, ModelSpec, OnLoop, Strategy};
 use crate::ids::{AgentId, GroupId, RunId};
 use crate::routing::{scoring, signals};
 
@@ -176,8 +176,17 @@ pub(crate) struct Run<'a> {
     setups: HashMap<(AgentId, bool), AgentSetup>,
 }
 
-/// What an agent's model call always carries: its system prompt and tool specs.
-type AgentSetup = (Arc<str>, Arc<[ToolSpec]>);
+/// What an agent's model calls always carry, built once per run.
+#[derive(Clone)]
+struct AgentSetup {
+    system: Arc<str>,
+    tools: Arc<[ToolSpec]>,
+    /// The signals its replies may end with (empty without signal instructions).
+    signals: Arc<[String]>,
+    model: Option<Arc<ModelSpec>>,
+    /// The Go engine's `backup:` model, tried once when a call to `model` fails.
+    backup: Option<Arc<ModelSpec>>,
+}
 
 impl<'a> Run<'a> {
     fn new(
@@ -437,27 +446,43 @@ impl<'a> Run<'a> {
             self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}' is not in the crew")));
             return None;
         };
-        let (system, tool_specs) = self
+        let setup = self
             .setups
             .entry((agent_id.clone(), with_signals))
-            .or_insert_with(|| {
-                let system = if with_signals { prompt::system_prompt(self.crew, agent_id.as_str()) } else { agent.system_prompt.clone() };
-                (Arc::from(system), Arc::from(Tools::specs(agent)))
+            .or_insert_with(|| AgentSetup {
+                system: Arc::from(if with_signals { prompt::system_prompt(self.crew, agent_id.as_str()) } else { agent.system_prompt.clone() }),
+                tools: Arc::from(Tools::specs(agent)),
+                signals: Arc::from(if with_signals { prompt::ending_signals(self.crew, agent_id.as_str()) } else { Vec::new() }),
+                model: agent.model_spec().map(Arc::new),
+                backup: agent.backup.clone().map(Arc::new),
             })
             .clone();
         let budget = agent.context_budget.or(self.crew.settings.context_budget);
-        let model = agent.model.as_deref().or_else(|| agent.primary.as_ref().and_then(|p| p.model.as_deref()));
         let mut rounds = 0;
         loop {
             // The history is lent to the request for the call (nothing else reads it
             // meanwhile), so a call costs the same however long the run is.
             let history = std::mem::take(&mut self.history);
-            let (messages, dropped) = history::visible(&history, &system, budget);
+            let (messages, dropped) = history::visible(&history, &setup.system, budget);
             if dropped > 0 {
                 self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped });
             }
-            let request = LlmRequest { agent: agent_id, model, system: &system, messages, tools: &tool_specs, temperature: agent.temperature };
-            let result = self.call(&request).await;
+            let request = LlmRequest {
+                model: setup.model.as_deref(),
+                tools: &setup.tools,
+                temperature: agent.temperature,
+                signals: &setup.signals,
+                ..LlmRequest::new(agent_id, &setup.system, messages)
+            };
+            let mut result = self.call(&request).await;
+            if let (Err(error), Some(backup)) = (&result, &setup.backup) {
+                if *error != LlmError::Cancelled {
+                    self.event(EventKind::Warning {
+                        message: format!("{agent_id}'s model failed ({error}); trying its backup model {backup}"),
+                    });
+                    result = self.call(&LlmRequest { model: Some(backup), ..request }).await;
+                }
+            }
             self.history = history;
             let reply = match result {
                 Ok(reply) => reply,

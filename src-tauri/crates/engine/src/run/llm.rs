@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::history::Visible;
 use super::message::ToolCall;
+use crate::crew::ModelSpec;
 use crate::ids::AgentId;
 
 /// A tool the agent may call, as the model is told about it.
@@ -18,18 +19,43 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
+/// An answer that must be one JSON value of a schema (structured output: OpenAI's
+/// `json_schema` response format, Anthropic's forced tool, a local model's grammar).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputSchema {
+    /// A short identifier (`route_decision`): the schema's name or the forced tool's.
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the answer (an object).
+    pub schema: serde_json::Value,
+}
+
 /// One call to a model: an agent's system prompt, the history it sees, its tools.
 /// It borrows them from the run, so a call costs the same however long the run is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LlmRequest<'a> {
     /// The agent speaking (the scripted provider picks its replies by it).
     pub agent: &'a AgentId,
-    /// A named model or `provider/model`; None = the default model.
-    pub model: Option<&'a str>,
+    /// Which model: a named model (`default`, `fast`), `provider/model`, or the Go
+    /// engine's provider + model + URL; None = the default model.
+    pub model: Option<&'a ModelSpec>,
     pub system: &'a str,
     pub messages: Visible<'a>,
     pub tools: &'a [ToolSpec],
     pub temperature: Option<f64>,
+    /// The bracket signals the reply may end with (`[QUESTION]`). A provider that
+    /// can constrain its output (the local model) makes the reply end with one of
+    /// them; others rely on the instructions in `system`. Empty = no constraint.
+    pub signals: &'a [String],
+    /// When set, the answer is one JSON value of this schema, as text.
+    pub schema: Option<&'a OutputSchema>,
+}
+
+impl<'a> LlmRequest<'a> {
+    /// A request from `agent` with its system prompt and messages, and nothing else.
+    pub fn new(agent: &'a AgentId, system: &'a str, messages: Visible<'a>) -> Self {
+        LlmRequest { agent, model: None, system, messages, tools: &[], temperature: None, signals: &[], schema: None }
+    }
 }
 
 /// Tokens a provider reports having used.

@@ -23,7 +23,7 @@ pub mod tools;
 
 pub use driver::{resume_run, start_run, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
-pub use llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
+pub use llm::{LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};
 pub use memory::MemoryStore;
 pub use message::{Message, Role, ToolCall};
 pub use sink::{CollectingSink, EventSink, NullSink};

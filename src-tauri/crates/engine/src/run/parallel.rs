@@ -202,16 +202,15 @@ impl Member<'_> {
         self.say(Update::Started);
         let system = self.agent.system_prompt.clone();
         let specs = Tools::specs(self.agent);
+        let model = self.agent.model_spec();
         let mut rounds = 0;
         loop {
             let (messages, _) = history::visible(&self.history, &system, self.budget);
             let request = LlmRequest {
-                agent: &self.agent.id,
-                model: self.agent.model.as_deref().or_else(|| self.agent.primary.as_ref().and_then(|p| p.model.as_deref())),
-                system: &system,
-                messages,
+                model: model.as_ref(),
                 tools: &specs,
                 temperature: self.agent.temperature,
+                ..LlmRequest::new(&self.agent.id, &system, messages)
             };
             let tx = self.tx.clone();
             let index = self.index;

@@ -34,6 +34,19 @@ pub fn signal_instructions(crew: &Crew, agent: &str) -> Option<String> {
     Some(text)
 }
 
+/// The bracket signals `agent` may end a reply with, as written (`[QUESTION]`), for
+/// a model that can be made to end with one of them. Empty when a rule is a pattern
+/// signal (a line to write, which no fixed list covers) or the agent has no rules.
+pub fn ending_signals(crew: &Crew, agent: &str) -> Vec<String> {
+    let rules = crew.rules_of(agent);
+    if rules.iter().any(|rule| rule.signal_index.and_then(|i| crew.signals.get(i).pattern.as_ref()).is_some()) {
+        return Vec::new();
+    }
+    let mut signals: Vec<String> = rules.iter().map(|rule| rule.signal.to_string()).collect();
+    signals.dedup();
+    signals
+}
+
 /// The reminder after a reply without a signal (`on_no_signal: reprompt`).
 pub fn reminder(crew: &Crew, agent: &str) -> String {
     let signals: Vec<String> = crew
@@ -136,6 +149,25 @@ routing:
         assert!(prompt.contains("- [END]: The work is finished (ends the work)"), "{prompt}");
         assert_eq!(system_prompt(&crew, "s"), "", "an agent without rules gets no instructions");
         assert!(reminder(&crew, "t").ends_with("one of: [QUESTION], a line `READY_FOR_REVIEW: <value>`, [END]."));
+        assert!(ending_signals(&crew, "t").is_empty(), "a pattern signal cannot be listed");
+        assert!(ending_signals(&crew, "s").is_empty());
+    }
+
+    #[test]
+    fn ending_signals_are_the_bracket_signals_of_the_rules() {
+        let crew = load_str(
+            "c.yaml",
+            r#"
+entry_point: t
+agents: [{ id: t }, { id: s }]
+routing:
+  signals:
+    t: [{ signal: "[QUESTION]", target: s }, { signal: "[END]", target: "" }]
+"#,
+        )
+        .crew
+        .unwrap();
+        assert_eq!(ending_signals(&crew, "t"), ["[QUESTION]", "[END]"]);
     }
 
     #[test]

@@ -1,0 +1,258 @@
+//! The local model: SmolLM2-135M-Instruct served by llama.cpp's `llama-server`,
+//! started on first use on a free loopback port and stopped with the client (or the
+//! process). It speaks the OpenAI protocol, so the local model goes through the same
+//! code as any endpoint ([`OpenAiClient`]), plus llama.cpp's `grammar` field: a reply
+//! must end with one of the agent's signals (a 135M model ends with the asked-for
+//! signal 0 times in 30 unconstrained, but always under the grammar), and a
+//! structured answer must fit its schema (`response_format`, which llama.cpp turns
+//! into a grammar too).
+//!
+//! Why a server process rather than llama.cpp linked in: one C++ build serves both
+//! the app and the provider tests; a crash inside llama.cpp (its asserts abort the
+//! process) ends a child, not the window; and the code path is the one real
+//! endpoints take. Where the files are: [`LocalPaths::find`].
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use serde_json::json;
+use tokio::process::{Child, Command};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::http::Limits;
+use crate::openai::OpenAiClient;
+
+/// The model file `make run` (scripts/setup-local-model.sh) puts in place.
+pub const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// How the local model is named to people.
+pub const MODEL_NAME: &str = "SmolLM2-135M-Instruct (local)";
+/// The most characters of text before the signal a grammar allows: the model must
+/// come to its signal within about a hundred tokens.
+const MAX_BODY_CHARS: usize = 400;
+/// The most tokens of a reply (the body, the signal, or a structured answer).
+const MAX_TOKENS: u32 = 256;
+
+/// Where the server binary and the model file are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalPaths {
+    pub server: PathBuf,
+    pub model: PathBuf,
+}
+
+impl LocalPaths {
+    /// `$CREWGRAPH_LLAMA_SERVER` and `$CREWGRAPH_LOCAL_MODEL` when set; else the
+    /// first of these folders that holds both — `$CREWGRAPH_LOCAL_DIR`,
+    /// `<data dir>/crewgraph/local`, the source tree's `.tools` (where `make run`
+    /// puts them) — with `bin/llama-server` and `models/<MODEL_FILE>` inside.
+    pub fn find() -> Result<LocalPaths, String> {
+        let server = std::env::var_os("CREWGRAPH_LLAMA_SERVER").map(PathBuf::from);
+        let model = std::env::var_os("CREWGRAPH_LOCAL_MODEL").map(PathBuf::from);
+        let mut folders: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = std::env::var_os("CREWGRAPH_LOCAL_DIR") {
+            folders.push(dir.into());
+        }
+        if let Some(data) = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/share"))) {
+            folders.push(data.join("crewgraph/local"));
+        }
+        folders.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../.tools"));
+        let pick = |given: Option<PathBuf>, inside: &str| {
+            given.or_else(|| folders.iter().map(|f| f.join(inside)).find(|p| p.is_file()))
+        };
+        let server = pick(server, "bin/llama-server");
+        let model = pick(model, &format!("models/{MODEL_FILE}"));
+        match (server, model) {
+            (Some(server), Some(model)) if server.is_file() && model.is_file() => Ok(LocalPaths { server, model }),
+            (server, model) => Err(format!(
+                "the local model is not set up ({} missing): run 'make run' (or scripts/setup-local-model.sh) once, \
+                 or set CREWGRAPH_LLAMA_SERVER and CREWGRAPH_LOCAL_MODEL",
+                match (server.filter(|s| s.is_file()), model.filter(|m| m.is_file())) {
+                    (None, None) => "llama-server and the model file",
+                    (None, Some(_)) => "llama-server",
+                    _ => "the model file",
+                }
+            )),
+        }
+    }
+}
+
+/// A running `llama-server`.
+pub struct LocalServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    /// How long it took to be ready.
+    pub startup: Duration,
+}
+
+impl LocalServer {
+    /// Starts `llama-server` on a free loopback port with `threads` inference threads,
+    /// and waits until it answers `/health` (or dies, or 60 s pass).
+    pub async fn start(paths: &LocalPaths, threads: u32) -> Result<LocalServer, String> {
+        let started = Instant::now();
+        let port = free_port().map_err(|e| format!("no free loopback port: {e}"))?;
+        let log = std::env::temp_dir().join(format!("crewgraph-llama-server-{port}.log"));
+        let log_file = std::fs::File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+        let mut command = Command::new(&paths.server);
+        command
+            .arg("--model")
+            .arg(&paths.model)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--ctx-size", "8192", "--parallel", "2"])
+            .args(["--threads", &threads.to_string(), "--threads-batch", &threads.to_string(), "--no-webui", "--jinja"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log_file)
+            .kill_on_drop(true);
+        die_with_parent(&mut command);
+        let mut child = command.spawn().map_err(|e| format!("cannot start {}: {e}", paths.server.display()))?;
+        let base_url = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                let tail = std::fs::read_to_string(&log).unwrap_or_default();
+                let tail: Vec<&str> = tail.lines().rev().take(5).collect();
+                return Err(format!(
+                    "llama-server stopped at once ({status}); its last words: {}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                ));
+            }
+            let health = client.get(format!("{base_url}/health")).timeout(Duration::from_secs(2)).send().await;
+            if health.is_ok_and(|r| r.status().is_success()) {
+                let _ = std::fs::remove_file(&log);
+                return Ok(LocalServer { child, base_url, startup: started.elapsed() });
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill().await;
+                return Err(format!("llama-server did not become ready within 60 s (log: {})", log.display()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Stops the server.
+    pub async fn stop(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+/// A port the OS says is free now (the server binds it a moment later).
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// On Linux, the server is killed when Crewgraph dies, however it dies.
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Command) {}
+
+/// The local model as a provider: the server starts on the first call.
+pub struct LocalModel {
+    paths: Result<LocalPaths, String>,
+    threads: u32,
+    running: Mutex<Option<(Arc<LocalServer>, OpenAiClient)>>,
+}
+
+impl LocalModel {
+    /// The local model found by [`LocalPaths::find`], on one inference thread (on a
+    /// busy 2-core machine two threads ran 3–8× slower; `$CREWGRAPH_LOCAL_THREADS`
+    /// changes it).
+    pub fn new() -> Self {
+        let threads = std::env::var("CREWGRAPH_LOCAL_THREADS").ok().and_then(|t| t.parse().ok()).filter(|t| *t > 0).unwrap_or(1);
+        LocalModel { paths: LocalPaths::find(), threads, running: Mutex::new(None) }
+    }
+
+    /// Whether the files are there (not whether the server starts).
+    pub fn available(&self) -> Result<&LocalPaths, &str> {
+        self.paths.as_ref().map_err(String::as_str)
+    }
+
+    /// The running server's client, starting it when needed.
+    async fn client(&self) -> Result<OpenAiClient, LlmError> {
+        let mut running = self.running.lock().await;
+        if let Some((_, client)) = running.as_ref() {
+            return Ok(client.clone());
+        }
+        let paths = self.paths.as_ref().map_err(|e| LlmError::Failed(e.clone()))?;
+        let server = LocalServer::start(paths, self.threads).await.map_err(|e| LlmError::Failed(format!("the local model cannot start: {e}")))?;
+        let limits = Limits { retries: 1, ..Limits::default() };
+        let client = OpenAiClient::named("the local model".to_owned(), &format!("{}/v1", server.base_url), "local", None, limits)?
+            .with_max_tokens(Some(MAX_TOKENS));
+        *running = Some((Arc::new(server), client.clone()));
+        Ok(client)
+    }
+}
+
+impl Default for LocalModel {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[async_trait]
+impl LlmClient for LocalModel {
+    async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
+        let client = tokio::select! {
+            _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            client = self.client() => client?,
+        };
+        let mut body = client.body(request);
+        // A grammar and tool calls exclude each other; a schema is its own grammar.
+        if request.schema.is_none() && request.tools.is_empty() && !request.signals.is_empty() {
+            body["grammar"] = json!(signal_grammar(request.signals));
+        }
+        client.send(&body, request.schema.is_some(), on_token, cancel).await
+    }
+}
+
+/// A GBNF grammar for "some text, then one of `signals`": the text holds no
+/// bracket, so the reply's only way to end is a signal, within [`MAX_BODY_CHARS`].
+pub fn signal_grammar(signals: &[String]) -> String {
+    let alternatives: Vec<String> = signals.iter().map(|s| gbnf_literal(s)).collect();
+    format!(
+        "root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{{0,{}}}\nsignal ::= {}\n",
+        MAX_BODY_CHARS - 1,
+        alternatives.join(" | ")
+    )
+}
+
+fn gbnf_literal(text: &str) -> String {
+    let mut literal = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => literal.push_str("\\\""),
+            '\\' => literal.push_str("\\\\"),
+            '\n' => literal.push_str("\\n"),
+            c => literal.push(c),
+        }
+    }
+    literal.push('"');
+    literal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grammar_ends_with_one_of_the_signals_written_as_literals() {
+        let grammar = signal_grammar(&["[QUESTION]".to_owned(), "[SAY \"HI\"]".to_owned()]);
+        assert_eq!(
+            grammar,
+            "root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{0,399}\nsignal ::= \"[QUESTION]\" | \"[SAY \\\"HI\\\"]\"\n"
+        );
+    }
+}

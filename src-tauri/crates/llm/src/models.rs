@@ -1,0 +1,112 @@
+//! The provider a run talks to: [`Models`] answers each call with the model the
+//! agent names, through [`ModelSettings`] — a configured model, `provider/model`,
+//! or the local model — making each provider's client once and keeping it (and its
+//! connection pool). A run-wide choice (`crewgraph run --model NAME`) overrides
+//! every agent's.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use crewgraph_engine::ModelSpec;
+use tokio_util::sync::CancellationToken;
+
+use crate::anthropic::AnthropicClient;
+use crate::keys;
+use crate::local::{LocalModel, MODEL_NAME};
+use crate::openai::OpenAiClient;
+use crate::settings::{ModelConfig, ModelSettings, Provider, Resolved};
+
+/// Every configured model behind one [`LlmClient`].
+pub struct Models {
+    settings: ModelSettings,
+    /// The run's model, overriding the agents' own.
+    chosen: Option<ModelSpec>,
+    local: Arc<LocalModel>,
+    /// Clients made so far, by the model's configuration.
+    clients: Mutex<HashMap<String, Arc<dyn LlmClient>>>,
+}
+
+impl Models {
+    /// The models of `settings`, with `local` as the local model.
+    pub fn new(settings: ModelSettings, local: Arc<LocalModel>) -> Self {
+        Models { settings, chosen: None, local, clients: Mutex::new(HashMap::new()) }
+    }
+
+    /// Uses the model named `name` for every call, whatever the agents name.
+    /// Fails at once when the name does not resolve.
+    pub fn choose(mut self, name: &str) -> Result<Self, String> {
+        let spec = ModelSpec::named(name);
+        self.settings.resolve(Some(&spec))?;
+        self.chosen = Some(spec);
+        Ok(self)
+    }
+
+    /// A sentence for the person when the run will use the local model because no
+    /// model is configured (None otherwise).
+    pub fn local_notice(&self) -> Option<String> {
+        if !self.settings.is_empty() || self.chosen.as_ref().is_some_and(|c| c.model.as_deref() == Some("local")) {
+            return None;
+        }
+        Some(match self.local.available() {
+            Ok(_) => format!(
+                "no model is configured, so every agent runs on the local model {MODEL_NAME}: small and quick, not wise. \
+                 Add a model in Settings or with 'crewgraph models add'."
+            ),
+            Err(why) => format!("no model is configured, and {why}"),
+        })
+    }
+
+    /// The client for `spec`.
+    pub fn client(&self, spec: Option<&ModelSpec>) -> Result<Arc<dyn LlmClient>, LlmError> {
+        let spec = self.chosen.as_ref().or(spec);
+        match self.settings.resolve(spec).map_err(LlmError::Failed)? {
+            Resolved::Local => Ok(self.local.clone()),
+            Resolved::Remote(_, config) => {
+                let id = serde_json::to_string(&config).unwrap_or_default();
+                let mut clients = self.clients.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                if let Some(client) = clients.get(&id) {
+                    return Ok(client.clone());
+                }
+                let client = client_of(&config, &self.local)?;
+                clients.insert(id, client.clone());
+                Ok(client)
+            }
+        }
+    }
+}
+
+/// A client of a configured model, with its key from the keyring or the environment.
+fn client_of(config: &ModelConfig, local: &Arc<LocalModel>) -> Result<Arc<dyn LlmClient>, LlmError> {
+    config.check().map_err(LlmError::Failed)?;
+    let key = keys::find(config.key_name()).map(|(key, _)| key);
+    let limits = config.limits.clone();
+    Ok(match config.provider {
+        Provider::Openai => Arc::new(OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens)),
+        Provider::Anthropic => {
+            Arc::new(AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens))
+        }
+        Provider::Local => local.clone(),
+    })
+}
+
+/// Whether a model answers: its server is there and takes the key.
+pub async fn probe(config: &ModelConfig) -> Result<(), String> {
+    config.check()?;
+    let key = keys::find(config.key_name()).map(|(key, _)| key);
+    let limits = crate::http::Limits { connect: std::time::Duration::from_secs(5), ..config.limits.clone() };
+    match config.provider {
+        Provider::Openai => OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits).map_err(|e| e.to_string())?.probe().await,
+        Provider::Anthropic => AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits).map_err(|e| e.to_string())?.probe().await,
+        Provider::Local => LocalModel::new().available().map(|_| ()).map_err(str::to_owned),
+    }
+}
+
+#[async_trait]
+impl LlmClient for Models {
+    async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
+        let client = self.client(request.model)?;
+        client.complete(request, on_token, cancel).await
+    }
+}

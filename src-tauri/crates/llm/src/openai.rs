@@ -1,0 +1,293 @@
+//! Any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM, llama.cpp's
+//! server, OpenRouter): `POST {base}/chat/completions` streamed as server-sent
+//! events, with tool calls (their argument deltas assembled by index), structured
+//! output (`response_format: json_schema`) and usage (`stream_options.include_usage`).
+
+use async_trait::async_trait;
+use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink, ToolCall, Usage};
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::chat::{conversation, Turn};
+use crate::http::{provider_message, Limits, Transport};
+use crate::keys::Secret;
+
+/// A client of one model at one OpenAI-compatible endpoint.
+#[derive(Clone, Debug)]
+pub struct OpenAiClient {
+    transport: Transport,
+    /// `https://api.openai.com/v1`, without a trailing slash.
+    base_url: String,
+    model: String,
+    headers: HeaderMap,
+    max_tokens: Option<u32>,
+}
+
+impl OpenAiClient {
+    /// A client of `model` at `base_url`, sending `key` (if any) as a bearer token.
+    pub fn new(base_url: &str, model: &str, key: Option<&Secret>, limits: Limits) -> Result<Self, LlmError> {
+        let label = format!("openai at {}", base_url.trim_end_matches('/'));
+        Self::named(label, base_url, model, key, limits)
+    }
+
+    /// The same, named `label` in errors (the local model is "the local model").
+    pub fn named(label: String, base_url: &str, model: &str, key: Option<&Secret>, limits: Limits) -> Result<Self, LlmError> {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let transport = Transport::new(label, limits)?;
+        let mut headers = HeaderMap::new();
+        if let Some(key) = key {
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
+                .map_err(|_| transport.error("the API key holds characters a header cannot carry"))?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        Ok(OpenAiClient { transport, base_url, model: model.to_owned(), headers, max_tokens: None })
+    }
+
+    /// Caps each reply at `max_tokens`.
+    pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The request body for `request` (streamed), before any `extra` fields.
+    pub fn body(&self, request: &LlmRequest<'_>) -> Value {
+        let mut messages = Vec::new();
+        if !request.system.is_empty() {
+            messages.push(json!({"role": "system", "content": request.system}));
+        }
+        for turn in conversation(request) {
+            match turn {
+                Turn::User(text) => messages.push(json!({"role": "user", "content": text})),
+                Turn::Assistant { text, tool_calls } => {
+                    let mut message = json!({"role": "assistant", "content": text});
+                    if !tool_calls.is_empty() {
+                        message["tool_calls"] = tool_calls
+                            .iter()
+                            .map(|call| {
+                                json!({"id": call.id, "type": "function",
+                                       "function": {"name": call.name, "arguments": call.arguments.to_string()}})
+                            })
+                            .collect();
+                    }
+                    messages.push(message);
+                }
+                Turn::ToolResults(results) => {
+                    for (id, result) in results {
+                        messages.push(json!({"role": "tool", "tool_call_id": id, "content": result}));
+                    }
+                }
+            }
+        }
+        let mut body = json!({
+            "model": self.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        if let Some(temperature) = request.temperature {
+            body["temperature"] = json!(temperature);
+        }
+        if let Some(max_tokens) = self.max_tokens {
+            body["max_tokens"] = json!(max_tokens);
+        }
+        if !request.tools.is_empty() {
+            body["tools"] = request
+                .tools
+                .iter()
+                .map(|tool| json!({"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters}}))
+                .collect();
+        }
+        if let Some(schema) = request.schema {
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": {"name": schema.name, "description": schema.description, "schema": schema.schema, "strict": true},
+            });
+        }
+        body
+    }
+
+    /// Sends `body` and reads the streamed reply.
+    pub async fn send(
+        &self,
+        body: &Value,
+        structured: bool,
+        on_token: TokenSink<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<LlmReply, LlmError> {
+        let url = format!("{}/chat/completions", self.base_url);
+        let mut events = self.transport.post_events(&url, &self.headers, body, cancel).await?;
+        let mut reply = Reply::default();
+        loop {
+            let Some(event) = self.transport.next_event(&mut events, cancel).await? else {
+                if reply.finish.is_some() {
+                    break; // some servers close without [DONE] after the last chunk
+                }
+                return Err(self.transport.error(format!(
+                    "the stream ended before the reply was complete ({} characters received)",
+                    reply.text.chars().count()
+                )));
+            };
+            if event.data.trim() == "[DONE]" {
+                break;
+            }
+            if event.data.trim().is_empty() {
+                continue;
+            }
+            let chunk: Value = serde_json::from_str(&event.data)
+                .map_err(|e| self.transport.error(format!("a streamed chunk is not JSON ({e}): {}", short(&event.data))))?;
+            if chunk.get("error").is_some() {
+                return Err(self.transport.error(provider_message(&event.data)));
+            }
+            reply.take(&chunk, on_token);
+        }
+        if structured && reply.finish.as_deref() == Some("length") {
+            return Err(self.transport.error("the structured answer was cut off at the token limit"));
+        }
+        reply.finish_into(&self.transport)
+    }
+
+    /// Asks `GET {base}/models`: is the endpoint there, and does it take the key?
+    pub async fn probe(&self) -> Result<(), String> {
+        self.transport.probe(&format!("{}/models", self.base_url), &self.headers).await
+    }
+}
+
+#[async_trait]
+impl LlmClient for OpenAiClient {
+    async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
+        self.send(&self.body(request), request.schema.is_some(), on_token, cancel).await
+    }
+}
+
+/// A reply as its chunks arrive.
+#[derive(Default)]
+struct Reply {
+    text: String,
+    /// Tool calls by their index: id, name, argument text so far.
+    calls: Vec<(String, String, String)>,
+    usage: Option<Usage>,
+    finish: Option<String>,
+}
+
+impl Reply {
+    fn take(&mut self, chunk: &Value, on_token: TokenSink<'_>) {
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0) as u32;
+            self.usage = Some(Usage { input_tokens: count("prompt_tokens"), output_tokens: count("completion_tokens") });
+        }
+        let Some(choice) = chunk.pointer("/choices/0") else { return };
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish = Some(reason.to_owned());
+        }
+        let Some(delta) = choice.get("delta") else { return };
+        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+            self.text.push_str(text);
+            on_token(text);
+        }
+        for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let index = call.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len().saturating_sub(1) as u64) as usize;
+            while self.calls.len() <= index {
+                self.calls.push(Default::default());
+            }
+            let entry = &mut self.calls[index];
+            if let Some(id) = call.get("id").and_then(Value::as_str) {
+                entry.0 = id.to_owned();
+            }
+            if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
+                entry.1.push_str(name);
+            }
+            if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
+                entry.2.push_str(arguments);
+            }
+        }
+    }
+
+    fn finish_into(self, transport: &Transport) -> Result<LlmReply, LlmError> {
+        let mut tool_calls = Vec::new();
+        for (index, (id, name, arguments)) in self.calls.into_iter().enumerate() {
+            if name.is_empty() {
+                return Err(transport.error(format!("tool call {index} came without a name")));
+            }
+            let arguments = if arguments.trim().is_empty() {
+                Value::Object(Map::new())
+            } else {
+                serde_json::from_str(&arguments)
+                    .map_err(|e| transport.error(format!("the arguments of the call of {name} are not JSON ({e}): {}", short(&arguments))))?
+            };
+            let id = if id.is_empty() { format!("call_{index}") } else { id };
+            tool_calls.push(ToolCall { id, name, arguments });
+        }
+        Ok(LlmReply { content: self.text, tool_calls, usage: self.usage })
+    }
+}
+
+/// The start of a long text, for error messages.
+pub(crate) fn short(text: &str) -> String {
+    let mut short: String = text.chars().take(200).collect();
+    if short.len() < text.len() {
+        short.push('…');
+    }
+    short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crewgraph_engine::run::history::Visible;
+    use crewgraph_engine::run::{Message, OutputSchema, ToolSpec};
+    use crewgraph_engine::AgentId;
+
+    #[test]
+    fn the_body_carries_the_conversation_tools_and_schema() {
+        let client = OpenAiClient::new("http://127.0.0.1:1/v1/", "m", None, Limits::default()).unwrap().with_max_tokens(Some(64));
+        let agent = AgentId::from("a");
+        let history = [Message::user("hi")];
+        let tools = [ToolSpec { name: "calculator".into(), description: "adds".into(), parameters: json!({"type": "object"}) }];
+        let schema = OutputSchema { name: "decision".into(), description: "d".into(), schema: json!({"type": "object"}) };
+        let request = LlmRequest {
+            tools: &tools,
+            temperature: Some(0.5),
+            schema: Some(&schema),
+            ..LlmRequest::new(&agent, "Be brief.", Visible::all(&history))
+        };
+        let body = client.body(&request);
+        assert_eq!(body["messages"], json!([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]));
+        assert_eq!((body["model"].as_str(), body["stream"].as_bool(), body["max_tokens"].as_u64()), (Some("m"), Some(true), Some(64)));
+        assert_eq!(body["tools"][0]["function"]["name"], "calculator");
+        assert_eq!(body["response_format"]["json_schema"]["name"], "decision");
+        assert_eq!(body["temperature"], 0.5);
+    }
+
+    #[test]
+    fn tool_call_deltas_are_assembled_by_index() {
+        let mut reply = Reply::default();
+        let chunks = [
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "calculator", "arguments": ""}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"expression\":"}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "current_time"}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": " \"1+1\"}"}}]}}]}),
+            json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}),
+            json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}),
+        ];
+        for chunk in &chunks {
+            reply.take(chunk, &|_| {});
+        }
+        let transport = Transport::new("t".into(), Limits::default()).unwrap();
+        let reply = reply.finish_into(&transport).unwrap();
+        assert_eq!(reply.tool_calls.len(), 2);
+        assert_eq!(reply.tool_calls[0].arguments, json!({"expression": "1+1"}));
+        assert_eq!(reply.tool_calls[1].arguments, json!({}));
+        assert_eq!(reply.usage, Some(Usage { input_tokens: 10, output_tokens: 5 }));
+    }
+
+    #[test]
+    fn broken_tool_arguments_are_an_error_naming_the_tool() {
+        let mut reply = Reply::default();
+        reply.take(&json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "calculator", "arguments": "{oops"}}]}}]}), &|_| {});
+        let transport = Transport::new("openai at x".into(), Limits::default()).unwrap();
+        let error = reply.finish_into(&transport).unwrap_err().to_string();
+        assert!(error.starts_with("openai at x: the arguments of the call of calculator are not JSON"), "{error}");
+    }
+}
