@@ -33,6 +33,7 @@ test: test-deps build rust-test bindings-check ui-test e2e
 deps:
 	@scripts/install-deps.sh
 	@$(MAKE) --no-print-directory ui/node_modules/.installed
+	@scripts/setup-local-model.sh
 
 test-deps: deps
 	@scripts/install-deps.sh --test

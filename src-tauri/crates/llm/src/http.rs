@@ -23,6 +23,8 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::keys::Secret;
+
 /// How long to wait, and how often to try again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -83,6 +85,8 @@ pub struct Transport {
     limits: Limits,
     /// `openai at http://127.0.0.1:8080/v1`: how errors name the provider.
     label: String,
+    /// The key sent, so no error repeats it (a server may echo it back).
+    secret: Option<Secret>,
 }
 
 impl Transport {
@@ -91,7 +95,13 @@ impl Transport {
             .connect_timeout(limits.connect)
             .build()
             .map_err(|e| LlmError::Failed(format!("{label}: cannot set up HTTP: {e}")))?;
-        Ok(Transport { client, limits, label })
+        Ok(Transport { client, limits, label, secret: None })
+    }
+
+    /// Keeps `secret` out of every error this transport makes.
+    pub fn hiding(mut self, secret: Option<&Secret>) -> Self {
+        self.secret = secret.filter(|s| !s.expose().is_empty()).cloned();
+        self
     }
 
     pub fn label(&self) -> &str {
@@ -106,9 +116,13 @@ impl Transport {
         &self.client
     }
 
-    /// An error naming the provider.
+    /// An error naming the provider (with the key, should the text hold it, hidden).
     pub fn error(&self, what: impl std::fmt::Display) -> LlmError {
-        LlmError::Failed(format!("{}: {what}", self.label))
+        let text = format!("{}: {what}", self.label);
+        LlmError::Failed(match &self.secret {
+            Some(secret) => text.replace(secret.expose(), "[hidden]"),
+            None => text,
+        })
     }
 
     /// POSTs `body` to `url` and returns the answer's events once its head says 2xx,

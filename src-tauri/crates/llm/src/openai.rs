@@ -34,7 +34,7 @@ impl OpenAiClient {
     /// The same, named `label` in errors (the local model is "the local model").
     pub fn named(label: String, base_url: &str, model: &str, key: Option<&Secret>, limits: Limits) -> Result<Self, LlmError> {
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let transport = Transport::new(label, limits)?;
+        let transport = Transport::new(label, limits)?.hiding(key);
         let mut headers = HeaderMap::new();
         if let Some(key) = key {
             let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))

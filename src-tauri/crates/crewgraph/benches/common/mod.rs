@@ -48,5 +48,6 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         clock: Arc::new(SystemClock) as Arc<dyn Clock>,
         ids: Arc::new(RandomIds) as Arc<dyn IdSource>,
         http: None,
+        notices: Vec::new(),
     }
 }

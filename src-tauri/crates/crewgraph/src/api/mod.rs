@@ -10,6 +10,7 @@
 mod crews;
 mod error;
 mod fetch;
+mod models;
 mod runs;
 mod types;
 
@@ -17,9 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, SystemClock};
+use crewgraph_llm::LocalModel;
 
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
+pub use models::{ModelView, SettingsStore};
 pub use runs::{fingerprint, RunOptions};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
 
@@ -31,6 +34,9 @@ pub struct Api {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     http: Option<Arc<dyn HttpFetch>>,
+    settings: Option<Arc<dyn SettingsStore>>,
+    /// The local model, one server for every run of this API.
+    local: Arc<LocalModel>,
 }
 
 impl Api {
@@ -42,7 +48,15 @@ impl Api {
             clock: Arc::new(SystemClock),
             ids: Arc::new(RandomIds),
             http: WebFetch::new().ok().map(|f| Arc::new(f) as Arc<dyn HttpFetch>),
+            settings: None,
+            local: Arc::new(LocalModel::new()),
         }
+    }
+
+    /// Keeps settings (the configured models among them) in `settings`.
+    pub fn with_settings(mut self, settings: Arc<dyn SettingsStore>) -> Self {
+        self.settings = Some(settings);
+        self
     }
 
     /// Keeps runs in `store`.

@@ -7,11 +7,10 @@ use std::sync::Arc;
 
 use crewgraph_engine::load::{load_path, Loaded};
 use crewgraph_engine::run::{
-    resume_run, start_run, CrewSource, EventSink, LlmClient, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
+    resume_run, start_run, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
     StoreError,
 };
 use crewgraph_engine::{Crew, RunId};
-use crewgraph_llm::{Script, ScriptedLlm};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
@@ -22,7 +21,8 @@ use super::{Api, ApiError, ApiErrorCode};
 pub struct RunOptions {
     /// Replies from a script (Simulate mode) instead of a model.
     pub script: Option<PathBuf>,
-    /// The model to use (a named model or provider/model).
+    /// The model every agent uses (a named model, `provider/model` or `local`)
+    /// instead of its own.
     pub model: Option<String>,
 }
 
@@ -77,23 +77,9 @@ fn runnable_crew(path: &Path) -> Result<(Crew, CrewSource), ApiError> {
     }
 }
 
-/// The model for a run: a script (checked against the crew) or, later, a provider.
-fn model_for(crew: &Crew, options: &RunOptions) -> Result<Arc<dyn LlmClient>, ApiError> {
-    let Some(path) = &options.script else {
-        return Err(ApiError::new(
-            ApiErrorCode::InvalidInput,
-            "no model provider is set up yet: run the crew with a script (--script) to simulate it",
-        ));
-    };
-    let script = Script::load(path).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
-    script.check(crew).map_err(|errors| {
-        ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
-    })?;
-    Ok(Arc::new(ScriptedLlm::new(&script)))
-}
-
 impl Api {
-    fn deps(&self, llm: Arc<dyn LlmClient>, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
+    async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
+        let (llm, notices) = self.llm_for(crew, options).await?;
         Ok(RunDeps {
             llm,
             store: self.store()?,
@@ -101,6 +87,7 @@ impl Api {
             clock: self.clock.clone(),
             ids: self.ids.clone(),
             http: self.http.clone(),
+            notices,
         })
     }
 
@@ -115,7 +102,7 @@ impl Api {
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
         let (crew, source) = runnable_crew(path)?;
-        let deps = self.deps(model_for(&crew, options)?, sink)?;
+        let deps = self.deps(&crew, options, sink).await?;
         Ok(start_run(&crew, &source, input, &deps, cancel).await?)
     }
 
@@ -141,7 +128,7 @@ impl Api {
             ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran"))
         })?;
         let (crew, source) = runnable_crew(Path::new(&path))?;
-        let deps = self.deps(model_for(&crew, options)?, sink)?;
+        let deps = self.deps(&crew, options, sink).await?;
         match resume_run(&crew, &source, id, input, &deps, cancel).await {
             // Two resumes that both loaded the run before either stored a step: the
             // store keeps the first one's step and refuses the other's.

@@ -4,6 +4,7 @@
 //! level and exits 0 when it matched, 1 when not. Usage errors exit 2.
 
 mod match_cmd;
+mod models_cmd;
 mod run_cmd;
 mod runs_cmd;
 mod store;
@@ -103,7 +104,75 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         db: Option<PathBuf>,
     },
+    /// List the models agents can use and whether each answers (exits 1 when the
+    /// default one does not); add, remove, or choose the default one.
+    #[command(after_help = MODELS_EXAMPLES)]
+    Models {
+        #[command(subcommand)]
+        action: Option<ModelsAction>,
+        /// One JSON object per model and line instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH", global = true)]
+        db: Option<PathBuf>,
+    },
+    /// API keys in the OS keyring: where each comes from, store one, remove one.
+    /// Keys can also come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+    /// CREWGRAPH_<NAME>_API_KEY); they are never written to crew files or the database.
+    Keys {
+        #[command(subcommand)]
+        action: Option<KeysAction>,
+    },
 }
+
+#[derive(Debug, Subcommand)]
+enum ModelsAction {
+    /// Add a model (or replace one of the same name).
+    Add {
+        /// The name crew files use (`model: NAME`): default, fast …
+        name: String,
+        /// openai (any OpenAI-compatible server), anthropic, or local.
+        #[arg(long)]
+        provider: String,
+        /// The provider's name for the model (gpt-4o-mini, claude-sonnet-4-5 …).
+        #[arg(long)]
+        model: Option<String>,
+        /// Where the server is (default: the provider's own address).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// The name its API key is kept under (default: the provider's name).
+        #[arg(long, value_name = "NAME")]
+        key: Option<String>,
+        /// The most tokens a reply may take.
+        #[arg(long, value_name = "N")]
+        max_tokens: Option<u32>,
+        /// Make it the default model.
+        #[arg(long)]
+        default: bool,
+    },
+    /// Remove a model.
+    Remove { name: String },
+    /// Make a model (or `local`) the default.
+    Default { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysAction {
+    /// Store a key in the keyring, read from stdin: crewgraph keys set openai < key.txt
+    Set { name: String },
+    /// Remove a key from the keyring.
+    Remove { name: String },
+}
+
+const MODELS_EXAMPLES: &str = "\
+Examples:
+  crewgraph models                                          the models, and whether each answers
+  crewgraph models add default --provider openai --model gpt-4o-mini
+  crewgraph models add fast --provider openai --model llama3.2 --base-url http://localhost:11434/v1
+  crewgraph models add smart --provider anthropic --model claude-sonnet-4-5 --default
+  crewgraph models default local                            run everything on the built-in local model
+With no model added, every agent runs on the built-in local model (SmolLM2-135M).";
 
 /// The flags `run` and `resume` share.
 #[derive(Debug, clap::Args)]
@@ -112,7 +181,8 @@ struct RunFlags {
     /// replies per agent, in order.
     #[arg(long, value_name = "REPLIES.yaml")]
     script: Option<PathBuf>,
-    /// The model to use: a named model (default, fast …) or provider/model.
+    /// The model every agent uses instead of its own: a named model (default, fast …),
+    /// provider/model, or local (see `crewgraph models`).
     #[arg(long, value_name = "M")]
     model: Option<String>,
     /// Print every event as one JSON line instead of a transcript.
@@ -147,5 +217,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
+        Command::Models { action, json, db } => Ok(match action {
+            None => models_cmd::list(db.as_deref(), json),
+            Some(ModelsAction::Add { name, provider, model, base_url, key, max_tokens, default }) => {
+                models_cmd::add(db.as_deref(), models_cmd::NewModel { name, provider, model, base_url, key, max_tokens, default })
+            }
+            Some(ModelsAction::Remove { name }) => models_cmd::remove(db.as_deref(), &name),
+            Some(ModelsAction::Default { name }) => models_cmd::set_default(db.as_deref(), &name),
+        }),
+        Command::Keys { action } => Ok(match action {
+            None => models_cmd::key_status(),
+            Some(KeysAction::Set { name }) => models_cmd::set_key(&name),
+            Some(KeysAction::Remove { name }) => models_cmd::remove_key(&name),
+        }),
     }
 }

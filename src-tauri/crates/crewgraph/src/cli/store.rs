@@ -19,8 +19,8 @@ pub fn database_path(db: Option<&Path>) -> Result<PathBuf, String> {
 /// by the CLI, so the crews folder is the current one).
 pub fn open_api(db: Option<&Path>) -> Result<Api, String> {
     let path = database_path(db)?;
-    let store = SqliteStore::open(&path).map_err(|e| format!("{e} (database {})", path.display()))?;
-    Ok(Api::new("crews").with_store(Arc::new(store)))
+    let store = Arc::new(SqliteStore::open(&path).map_err(|e| format!("{e} (database {})", path.display()))?);
+    Ok(Api::new("crews").with_store(store.clone()).with_settings(store))
 }
 
 /// The API over the chosen database if it exists: commands that only read

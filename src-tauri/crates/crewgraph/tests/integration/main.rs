@@ -6,6 +6,7 @@
 //! End to end through the binary (`e2e` helpers): crash safety under SIGKILL
 //! (`crash`), Ctrl-C (`interrupt`), bad scripts, crews and resumes (`bad_runs`), bad
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
+//! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
@@ -17,6 +18,7 @@ mod e2e;
 mod help;
 mod interrupt;
 mod matching;
+mod models;
 mod rules;
 mod runner;
 mod shapes;

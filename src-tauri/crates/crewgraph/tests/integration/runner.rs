@@ -62,6 +62,7 @@ pub fn deps(script: &str) -> (RunDeps, Arc<MemoryStore>, Arc<CollectingSink>) {
         clock: Arc::new(SteppingClock::new(START, 1)),
         ids: Arc::new(SequentialIds::default()),
         http: None,
+        notices: Vec::new(),
     };
     (deps, store, sink)
 }

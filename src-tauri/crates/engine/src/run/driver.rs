@@ -43,6 +43,9 @@ pub struct RunDeps {
     pub ids: Arc<dyn IdSource>,
     /// For the `http_get` tool; None = not available.
     pub http: Option<Arc<dyn HttpFetch>>,
+    /// Sentences for the person about how this run is made (the local model standing
+    /// in for an unconfigured one), given as `warning` events when it starts or resumes.
+    pub notices: Vec<String>,
 }
 
 /// Where the crew of a run came from, so a resume can notice it changed.
@@ -109,6 +112,7 @@ pub async fn start_run(
     let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
     let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
     run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
+    run.notices();
     run.add(Message::user(input));
     let first = run.take_step();
     deps.store.create_run(&record, &first).await?;
@@ -154,6 +158,7 @@ pub async fn resume_run(
     }
     let input = input.unwrap_or_default();
     run.event(EventKind::Resumed { agent, input: input.to_owned() });
+    run.notices();
     if !input.is_empty() {
         run.add(Message::user(input));
     }
@@ -199,6 +204,13 @@ impl<'a> Run<'a> {
     ) -> Self {
         let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone());
         Run { crew, deps, cancel, tools, id, snapshot, history, events: Vec::new(), added: Vec::new(), setups: HashMap::new() }
+    }
+
+    /// The notices of [`RunDeps::notices`], as warnings.
+    fn notices(&mut self) {
+        for message in &self.deps.notices {
+            self.event(EventKind::Warning { message: message.clone() });
+        }
     }
 
     /// Records and emits an event.

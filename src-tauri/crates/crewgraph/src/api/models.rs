@@ -1,0 +1,185 @@
+//! Models through the API: the named models (kept in the store's settings), which
+//! one is the default, whether each answers, and the model a run talks to — a
+//! script in Simulate mode, else [`Models`] over the configured ones, which falls
+//! back to the local model when none is configured (and the run says so).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use crewgraph_engine::run::{LlmClient, StoreError};
+use crewgraph_engine::Crew;
+use crewgraph_llm::keys;
+use crewgraph_llm::local::MODEL_NAME;
+use crewgraph_llm::settings::{ModelConfig, ModelSettings, Provider};
+use crewgraph_llm::{models, Models, Script, ScriptedLlm};
+use crewgraph_store::SqliteStore;
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{Api, ApiError, ApiErrorCode, RunOptions};
+
+/// Where settings are kept (the SQLite store; a map in tests).
+#[async_trait]
+pub trait SettingsStore: Send + Sync {
+    async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError>;
+    async fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), StoreError>;
+}
+
+#[async_trait]
+impl SettingsStore for SqliteStore {
+    async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        SqliteStore::setting(self, key).await
+    }
+
+    async fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), StoreError> {
+        SqliteStore::set_setting(self, key, value).await
+    }
+}
+
+/// A model as the settings and `crewgraph models` show it.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct ModelView {
+    pub name: String,
+    /// `openai`, `anthropic` or `local`.
+    pub provider: String,
+    /// The provider's name for it.
+    pub model: String,
+    pub base_url: String,
+    pub default: bool,
+    /// Where its API key comes from: `keyring`, `environment`, or None (none found;
+    /// a local server needs none).
+    pub key: Option<String>,
+    /// None until checked; then whether it answered, and if not, why.
+    pub reachable: Option<bool>,
+    pub problem: Option<String>,
+}
+
+/// A model name: letters, digits, `-`, `_` and `.`; `local` is the built-in one.
+fn check_name(name: &str) -> Result<(), ApiError> {
+    let invalid = |why: &str| Err(ApiError::new(ApiErrorCode::InvalidInput, format!("the model name '{name}' {why}")));
+    if name.trim().is_empty() {
+        return invalid("is empty");
+    }
+    if name == "local" {
+        return invalid("is taken: 'local' is the built-in local model");
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+        return invalid("may hold only letters, digits, '-', '_' and '.'");
+    }
+    Ok(())
+}
+
+impl Api {
+    fn settings_store(&self) -> Result<&Arc<dyn SettingsStore>, ApiError> {
+        self.settings.as_ref().ok_or_else(|| ApiError::new(ApiErrorCode::Store, "no settings store is open"))
+    }
+
+    /// The configured models (none when no settings store is open).
+    pub async fn model_settings(&self) -> Result<ModelSettings, ApiError> {
+        let Some(store) = &self.settings else { return Ok(ModelSettings::default()) };
+        match store.setting(ModelSettings::KEY).await? {
+            None => Ok(ModelSettings::default()),
+            Some(value) => serde_json::from_value(value)
+                .map_err(|e| ApiError::new(ApiErrorCode::Store, format!("the stored model settings cannot be read: {e}"))),
+        }
+    }
+
+    async fn save_model_settings(&self, settings: &ModelSettings) -> Result<(), ApiError> {
+        let value = serde_json::to_value(settings).map_err(|e| ApiError::new(ApiErrorCode::Store, e.to_string()))?;
+        Ok(self.settings_store()?.set_setting(ModelSettings::KEY, &value).await?)
+    }
+
+    /// Adds (or replaces) the model `name`; the first one added, or one added with
+    /// `make_default`, becomes the default.
+    pub async fn add_model(&self, name: &str, config: ModelConfig, make_default: bool) -> Result<(), ApiError> {
+        check_name(name)?;
+        config.check().map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
+        let mut settings = self.model_settings().await?;
+        settings.models.insert(name.to_owned(), config);
+        if make_default || settings.default.is_none() {
+            settings.default = Some(name.to_owned());
+        }
+        self.save_model_settings(&settings).await
+    }
+
+    /// Removes the model `name` (the default moves to none when it was the default).
+    pub async fn remove_model(&self, name: &str) -> Result<(), ApiError> {
+        let mut settings = self.model_settings().await?;
+        if settings.models.remove(name).is_none() {
+            return Err(ApiError::new(ApiErrorCode::NotFound, format!("no model named '{name}' is configured")));
+        }
+        if settings.default.as_deref() == Some(name) {
+            settings.default = None;
+        }
+        self.save_model_settings(&settings).await
+    }
+
+    /// Makes `name` (a configured model, or `local`) the default.
+    pub async fn set_default_model(&self, name: &str) -> Result<(), ApiError> {
+        let mut settings = self.model_settings().await?;
+        if name != "local" && !settings.models.contains_key(name) {
+            return Err(ApiError::new(
+                ApiErrorCode::NotFound,
+                format!("no model named '{name}' is configured (configured: local{})", settings.models.keys().map(|k| format!(", {k}")).collect::<String>()),
+            ));
+        }
+        settings.default = Some(name.to_owned());
+        self.save_model_settings(&settings).await
+    }
+
+    /// Every model, the local one first; with `check`, whether each answers.
+    pub async fn list_models(&self, check: bool) -> Result<Vec<ModelView>, ApiError> {
+        let settings = self.model_settings().await?;
+        let local_default = settings.default.as_deref() == Some("local") || settings.models.is_empty();
+        let local_problem = self.local.available().err().map(str::to_owned);
+        let mut views = vec![ModelView {
+            name: "local".into(),
+            provider: Provider::Local.to_string(),
+            model: MODEL_NAME.into(),
+            base_url: String::new(),
+            default: local_default,
+            key: None,
+            reachable: check.then_some(local_problem.is_none()),
+            problem: if check { local_problem } else { None },
+        }];
+        for (name, config) in &settings.models {
+            let (reachable, problem) = if check {
+                match models::probe(config).await {
+                    Ok(()) => (Some(true), None),
+                    Err(why) => (Some(false), Some(why)),
+                }
+            } else {
+                (None, None)
+            };
+            views.push(ModelView {
+                name: name.clone(),
+                provider: config.provider.to_string(),
+                model: config.model.clone(),
+                base_url: config.base_url().to_owned(),
+                default: settings.default.as_deref() == Some(name.as_str()),
+                key: keys::find(config.key_name()).map(|(_, origin)| format!("{origin:?}").to_lowercase()),
+                reachable,
+                problem,
+            });
+        }
+        Ok(views)
+    }
+
+    /// The model a run talks to, and what the person should be told about it.
+    pub(crate) async fn llm_for(&self, crew: &Crew, options: &RunOptions) -> Result<(Arc<dyn LlmClient>, Vec<String>), ApiError> {
+        if let Some(path) = &options.script {
+            let script = Script::load(path).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+            script.check(crew).map_err(|errors| {
+                ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
+            })?;
+            return Ok((Arc::new(ScriptedLlm::new(&script)), Vec::new()));
+        }
+        let mut models = Models::new(self.model_settings().await?, self.local.clone());
+        if let Some(name) = &options.model {
+            models = models.choose(name).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
+        }
+        let notices = models.local_notice().into_iter().collect();
+        Ok((Arc::new(models), notices))
+    }
+}

@@ -1,0 +1,155 @@
+//! `crewgraph models` (list the models and whether each answers; add, remove, make
+//! one the default) and `crewgraph keys` (store or remove an API key in the OS
+//! keyring, or see where each key comes from). Models live in the database's
+//! settings; keys never do.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crewgraph::api::{Api, ModelView};
+use crewgraph_llm::keys::{self, Secret};
+use crewgraph_llm::settings::{ModelConfig, Provider};
+
+use super::store::open_api;
+
+/// What `models add` is given.
+pub struct NewModel {
+    pub name: String,
+    pub provider: String,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub key: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub default: bool,
+}
+
+fn with_api(db: Option<&Path>, go: impl AsyncFnOnce(Api) -> Result<ExitCode, String>) -> ExitCode {
+    let outcome = open_api(db).and_then(|api| {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
+        runtime.block_on(go(api))
+    });
+    outcome.unwrap_or_else(|error| {
+        eprintln!("crewgraph: {error}");
+        ExitCode::FAILURE
+    })
+}
+
+/// Lists every model with whether it answers; exits 1 when the default does not.
+pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
+    with_api(db, async |api| {
+        let views = api.list_models(true).await.map_err(|e| e.to_string())?;
+        if json {
+            for view in &views {
+                println!("{}", serde_json::to_string(view).map_err(|e| e.to_string())?);
+            }
+        } else {
+            print_table(&views);
+        }
+        let default_down = views.iter().any(|v| v.default && v.reachable == Some(false));
+        Ok(if default_down { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    })
+}
+
+fn print_table(views: &[ModelView]) {
+    println!("{:<2}{:<14} {:<10} {:<34} {:<12} STATUS", "", "NAME", "PROVIDER", "MODEL", "KEY");
+    for view in views {
+        let status = match (view.reachable, &view.problem) {
+            (Some(true), _) => "reachable".to_owned(),
+            (_, Some(problem)) => format!("not reachable: {problem}"),
+            _ => "not checked".to_owned(),
+        };
+        let model = if view.base_url.is_empty() { view.model.clone() } else { format!("{} at {}", view.model, view.base_url) };
+        let key = view.key.clone().unwrap_or_else(|| if view.provider == "local" { "-".into() } else { "none".into() });
+        println!("{:<2}{:<14} {:<10} {:<34} {:<12} {status}", if view.default { "*" } else { "" }, view.name, view.provider, model, key);
+    }
+    println!("(* = the default model, used by agents that name none)");
+}
+
+/// Adds a model.
+pub fn add(db: Option<&Path>, new: NewModel) -> ExitCode {
+    with_api(db, async |api| {
+        let provider = Provider::parse(&new.provider)
+            .ok_or_else(|| format!("unknown provider '{}' (known: openai, anthropic, local)", new.provider))?;
+        let mut config = ModelConfig::new(provider, new.model.unwrap_or_default());
+        config.base_url = new.base_url;
+        config.key = new.key;
+        config.max_tokens = new.max_tokens;
+        api.add_model(&new.name, config, new.default).await.map_err(|e| e.to_string())?;
+        println!("added model '{}'", new.name);
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Removes a model.
+pub fn remove(db: Option<&Path>, name: &str) -> ExitCode {
+    with_api(db, async |api| {
+        api.remove_model(name).await.map_err(|e| e.to_string())?;
+        println!("removed model '{name}'");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Makes a model the default.
+pub fn set_default(db: Option<&Path>, name: &str) -> ExitCode {
+    with_api(db, async |api| {
+        api.set_default_model(name).await.map_err(|e| e.to_string())?;
+        println!("'{name}' is now the default model");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Stores the key named `name` in the keyring, read from stdin (so it stays out of
+/// the shell's history and the process list).
+pub fn set_key(name: &str) -> ExitCode {
+    let mut text = String::new();
+    if let Err(error) = std::io::stdin().read_to_string(&mut text) {
+        eprintln!("crewgraph: cannot read the key from stdin: {error}");
+        return ExitCode::FAILURE;
+    }
+    let text = text.trim();
+    if text.is_empty() {
+        eprintln!("crewgraph: no key on stdin (pipe it in: crewgraph keys set {name} < key.txt)");
+        return ExitCode::FAILURE;
+    }
+    match keys::store(name, &Secret::new(text)) {
+        Ok(()) => {
+            println!("stored the key '{name}' in the keyring");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("crewgraph: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Removes the key named `name` from the keyring.
+pub fn remove_key(name: &str) -> ExitCode {
+    match keys::remove(name) {
+        Ok(true) => {
+            println!("removed the key '{name}' from the keyring");
+            ExitCode::SUCCESS
+        }
+        Ok(false) => {
+            println!("the keyring holds no key '{name}'");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("crewgraph: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Says, for each provider's key, where it would come from (never the key).
+pub fn key_status() -> ExitCode {
+    for name in ["openai", "anthropic"] {
+        let origin = match keys::find(name) {
+            Some((_, origin)) => format!("set ({})", format!("{origin:?}").to_lowercase()),
+            None => format!("not set (keyring, or {})", keys::env_names(name).join(" / ")),
+        };
+        println!("{name:<10} {origin}");
+    }
+    ExitCode::SUCCESS
+}

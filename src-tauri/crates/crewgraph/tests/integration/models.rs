@@ -1,0 +1,207 @@
+//! Real models through the binary (issue 8): a crew runs on the local model when no
+//! model is configured, and says so; `crewgraph models` adds, lists, checks and
+//! removes models, refusing bad ones clearly; `--model` picks one for a run; and an
+//! API key reaches the provider but never the database, the events or the output —
+//! not even when the provider echoes it back in an error.
+//!
+//! The local model is the real one (llama-server with SmolLM2, set up by
+//! `scripts/setup-local-model.sh`); the OpenAI-compatible server of the key tests is
+//! a small HTTP server on 127.0.0.1 that answers what the test tells it to.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use crate::e2e::{kind, parse, Sandbox};
+
+/// Two agents: the asker hands over with [NEXT] or ends with [DONE]; the finisher ends the run.
+const TWO_STEP_CREW: &str = r#"version: "1.0"
+name: Two steps
+entry_point: asker
+agents:
+  - { id: asker, system_prompt: "Ask the finisher to say hello to the person." }
+  - { id: finisher, system_prompt: "Say hello to the person in one sentence.", is_terminal: true }
+routing:
+  signals:
+    asker:
+      - { signal: "[NEXT]", target: finisher }
+      - { signal: "[DONE]", target: "" }
+"#;
+
+#[test]
+fn a_crew_runs_on_the_local_model_when_none_is_configured_and_every_reply_ends_with_a_signal() {
+    let sandbox = Sandbox::new();
+    let crew = sandbox.write("crew.yaml", TWO_STEP_CREW);
+    let run = sandbox.cg(&["run", crew.to_str().unwrap(), "--input", "Greet me", "--json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let lines = run.lines();
+    let notice = lines.iter().find(|l| kind(l) == "warning").map(|l| parse(l)).expect("the run says which model it uses");
+    assert!(notice["message"].as_str().unwrap().contains("every agent runs on the local model SmolLM2"), "{notice}");
+    let asker_reply = lines
+        .iter()
+        .map(|l| parse(l))
+        .find(|e| e["type"] == "agent_response" && e["agent"] == "asker")
+        .expect("the asker replied");
+    let text = asker_reply["content"].as_str().unwrap().trim_end();
+    assert!(text.ends_with("[NEXT]") || text.ends_with("[DONE]"), "the local model ends with a signal: {text:?}");
+    assert!(lines.iter().any(|l| kind(l) == "signal_matched"), "the signal routed the run");
+    assert!(lines.iter().any(|l| kind(l) == "token"), "the reply streamed");
+    let last = parse(lines.last().unwrap());
+    assert!(matches!(last["status"].as_str(), Some("completed" | "terminated")), "{last}");
+}
+
+#[test]
+fn models_are_added_listed_made_default_and_removed_and_bad_ones_are_refused() {
+    let sandbox = Sandbox::new();
+    let listed = sandbox.cg(&["models", "--json"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let local = parse(listed.lines()[0]);
+    assert_eq!((local["name"].as_str(), local["default"].as_bool(), local["reachable"].as_bool()), (Some("local"), Some(true), Some(true)));
+
+    let added = sandbox.cg(&["models", "add", "fast", "--provider", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]);
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let listed = sandbox.cg(&["models", "--json"]);
+    assert_eq!(listed.code, 1, "the default model does not answer, so the listing exits 1");
+    let fast = parse(listed.lines()[1]);
+    assert_eq!((fast["name"].as_str(), fast["default"].as_bool(), fast["reachable"].as_bool()), (Some("fast"), Some(true), Some(false)));
+    assert!(fast["problem"].as_str().unwrap().contains("127.0.0.1:9"), "{fast}");
+
+    assert_eq!(sandbox.cg(&["models", "default", "local"]).code, 0);
+    assert_eq!(sandbox.cg(&["models", "--json"]).code, 0, "the local default answers");
+
+    for (args, message) in [
+        (vec!["models", "add", "x", "--provider", "acme", "--model", "m"], "unknown provider 'acme'"),
+        (vec!["models", "add", "x", "--provider", "openai"], "needs the provider's model name"),
+        (vec!["models", "add", "x", "--provider", "openai", "--model", "m", "--base-url", "ftp://h"], "must start with http:// or https://"),
+        (vec!["models", "add", "local", "--provider", "openai", "--model", "m"], "'local' is the built-in local model"),
+        (vec!["models", "add", "a b", "--provider", "openai", "--model", "m"], "may hold only letters"),
+        (vec!["models", "remove", "nosuch"], "no model named 'nosuch' is configured"),
+        (vec!["models", "default", "nosuch"], "no model named 'nosuch' is configured (configured: local, fast)"),
+    ] {
+        let refused = sandbox.cg(&args);
+        assert_eq!(refused.code, 1, "{args:?}");
+        assert!(refused.stderr.contains(message), "{args:?}: {}", refused.stderr);
+    }
+
+    assert_eq!(sandbox.cg(&["models", "remove", "fast"]).code, 0);
+    assert_eq!(sandbox.cg(&["models", "--json"]).lines().len(), 1);
+}
+
+#[test]
+fn a_run_with_an_unknown_model_fails_before_it_starts_naming_the_configured_ones() {
+    let sandbox = Sandbox::new();
+    let crew = sandbox.write("crew.yaml", TWO_STEP_CREW);
+    assert_eq!(sandbox.cg(&["models", "add", "fast", "--provider", "openai", "--model", "m"]).code, 0);
+    let run = sandbox.cg(&["run", crew.to_str().unwrap(), "--input", "hi", "--model", "gpt5"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("no model named 'gpt5' is configured (configured: fast)"), "{}", run.stderr);
+    assert!(sandbox.runs().is_empty(), "nothing was stored");
+}
+
+/// What the fake provider answers each request with.
+type Answer = fn(&str) -> String;
+
+/// An OpenAI-compatible server on 127.0.0.1 that records each request's head and
+/// answers with `answer(head)`.
+fn fake_provider(answer: Answer) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let response = answer(&head);
+            log.lock().unwrap().push(head);
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    (url, seen)
+}
+
+fn streamed_reply(_head: &str) -> String {
+    let chunk = |text: &str| format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]}));
+    let body = [
+        chunk("Hello there. "),
+        chunk("[NEXT]"),
+        format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
+        format!("data: {}\n\n", serde_json::json!({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{body}")
+}
+
+fn key_echoed_in_a_401(head: &str) -> String {
+    let key = head.lines().find_map(|l| l.strip_prefix("authorization: Bearer ").or_else(|| l.strip_prefix("Authorization: Bearer "))).unwrap_or("");
+    let body = serde_json::json!({"error": {"message": format!("Incorrect API key provided: {}", key.trim())}}).to_string();
+    format!("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+}
+
+const SECRET: &str = "sk-test-4c0ffee-never-stored-0123456789";
+
+/// Every byte a run left behind: the database files and what the binary printed.
+fn everything_written(sandbox: &Sandbox, printed: &[&str]) -> Vec<u8> {
+    let mut all: Vec<u8> = printed.concat().into_bytes();
+    for entry in std::fs::read_dir(sandbox.dir.path()).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with("runs.db") {
+            all.extend(std::fs::read(entry.path()).unwrap());
+        }
+    }
+    all
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn the_api_key_reaches_the_provider_and_nothing_else() {
+    for (answer, ok) in [(streamed_reply as Answer, true), (key_echoed_in_a_401 as Answer, false)] {
+        let sandbox = Sandbox::new();
+        let (url, seen) = fake_provider(answer);
+        let crew = sandbox.write("crew.yaml", TWO_STEP_CREW);
+        let added = sandbox.cg(&["models", "add", "default", "--provider", "openai", "--model", "test-model", "--base-url", &url]);
+        assert_eq!(added.code, 0, "{}", added.stderr);
+        let db = sandbox.db();
+        let output = crate::support::crewgraph()
+            .current_dir(sandbox.dir.path())
+            .env("OPENAI_API_KEY", SECRET)
+            .args(["run", crew.to_str().unwrap(), "--input", "Greet me", "--json", "--db", db.to_str().unwrap()])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert_eq!(output.status.success(), ok, "{stdout}\n{stderr}");
+        let heads = seen.lock().unwrap().clone();
+        assert!(
+            heads.iter().any(|h| h.contains(&format!("Bearer {SECRET}"))),
+            "the key was sent to the provider: {heads:?}"
+        );
+        if ok {
+            assert!(stdout.contains(r#""type":"signal_matched""#), "{stdout}");
+        } else {
+            assert!(stderr.contains("the API key was refused (401)") && stderr.contains("Check your key"), "{stderr}");
+            assert!(stderr.contains("Incorrect API key provided: [hidden]"), "{stderr}");
+        }
+        let replay = sandbox.cg(&["replay", &parse(stdout.lines().next().unwrap())["run_id"].as_str().unwrap().to_owned(), "--json"]);
+        let written = everything_written(&sandbox, &[&stdout, &stderr, &replay.stdout, &replay.stderr]);
+        assert!(!contains(&written, SECRET), "the key leaked into the database, the events or the output");
+        assert!(!contains(&written, &SECRET[8..]), "a part of the key leaked");
+    }
+}
