@@ -237,12 +237,16 @@ fn a_run_id_that_does_not_exist_is_an_error_for_resume_and_replay() {
 }
 
 #[test]
-fn resuming_without_a_script_says_how_to_simulate() {
+fn a_run_simulated_up_to_a_pause_resumes_on_a_model_when_no_script_is_given() {
+    // Once, a resume without --script was refused (there were no models yet); now it
+    // goes on with the local model, which must end the asker's reply with a signal.
     let sandbox = Sandbox::new();
     let (_, id) = paused_run(&sandbox);
-    let run = sandbox.cg(&["resume", &id, "--input", "Blue"]);
-    assert_refused(&run, &["--script"]);
-    assert_eq!(sandbox.status(&id), "paused");
+    let run = sandbox.cg(&["resume", &id, "--input", "Blue", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let signal = run.lines().into_iter().map(parse).find(|e| e["type"] == "signal_matched").expect("the local model's reply routed");
+    assert!(matches!(signal["signal"].as_str(), Some("[WAIT]" | "[NEXT]")), "{signal}");
+    assert!(matches!(sandbox.status(&id).as_str(), "paused" | "completed"));
 }
 
 #[test]

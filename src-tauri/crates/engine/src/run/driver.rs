@@ -536,8 +536,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Calls the model, turning its streamed text into `token` events gathered over
-    /// [`TOKEN_WINDOW`]. The text waits in a small shared buffer (a channel would
+    /// Calls the model, turning its streamed text into `token` events: the first
+    /// piece at once, the rest gathered over [`TOKEN_WINDOW`]. The text waits in a small shared buffer (a channel would
     /// allocate a block per call, a kilobyte per waiting run).
     async fn call(&mut self, request: &LlmRequest<'_>) -> Result<LlmReply, LlmError> {
         let llm = self.deps.llm.clone();
@@ -554,15 +554,17 @@ impl<'a> Run<'a> {
         let reply = llm.complete(request, &on_token, cancel);
         tokio::pin!(reply);
         let mut pending = String::new();
-        let mut since = Instant::now();
+        // The first piece goes out at once (time to first token is what a person
+        // waits for); later ones are gathered.
+        let mut since: Option<Instant> = None;
         let result = loop {
             tokio::select! {
                 biased;
                 _ = streamed.1.notified() => {
                     pending.push_str(&take());
-                    if since.elapsed() >= TOKEN_WINDOW && !pending.is_empty() {
+                    if since.is_none_or(|since| since.elapsed() >= TOKEN_WINDOW) && !pending.is_empty() {
                         self.event(EventKind::Token { agent: request.agent.clone(), text: std::mem::take(&mut pending) });
-                        since = Instant::now();
+                        since = Some(Instant::now());
                     }
                 }
                 result = &mut reply => break result,
