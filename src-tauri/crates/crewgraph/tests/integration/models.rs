@@ -1,6 +1,7 @@
 //! Real models through the binary (issue 8): a crew runs on the local model when no
 //! model is configured, and says so; `crewgraph models` adds, lists, checks and
-//! removes models, refusing bad ones clearly; `--model` picks one for a run; and an
+//! removes models, refusing bad ones clearly; `--model` picks one for a run; an
+//! agent whose primary model fails goes on with its backup; and an
 //! API key reaches the provider but never the database, the events or the output —
 //! not even when the provider echoes it back in an error.
 //!
@@ -204,4 +205,53 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
         assert!(!contains(&written, SECRET), "the key leaked into the database, the events or the output");
         assert!(!contains(&written, &SECRET[8..]), "a part of the key leaked");
     }
+}
+
+/// Fails every call to the model named `broken`; answers the others with "Done".
+struct BrokenPrimary;
+
+#[async_trait::async_trait]
+impl crewgraph_engine::run::LlmClient for BrokenPrimary {
+    async fn complete(
+        &self,
+        request: &crewgraph_engine::run::LlmRequest<'_>,
+        _on_token: crewgraph_engine::run::TokenSink<'_>,
+        _cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<crewgraph_engine::run::LlmReply, crewgraph_engine::run::LlmError> {
+        match request.model.and_then(|m| m.model.as_deref()) {
+            Some("broken") => Err(crewgraph_engine::run::LlmError::Failed("openai at x: 503 Service Unavailable: down".into())),
+            _ => Ok(crewgraph_engine::run::LlmReply { content: "Done".into(), ..Default::default() }),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_agent_whose_primary_model_fails_goes_on_with_its_backup_and_says_so() {
+    let crew = crate::runner::crew(
+        r#"version: "1.0"
+entry_point: a
+agents:
+  - id: a
+    primary: { model: broken, provider: openai }
+    backup: { model: spare, provider: openai, provider_url: "http://127.0.0.1:9/v1" }
+    is_terminal: true
+"#,
+    );
+    let (mut deps, _, sink) = crate::runner::deps("replies: {}");
+    deps.llm = Arc::new(BrokenPrimary);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let outcome = crewgraph_engine::run::start_run(&crew, &Default::default(), "go", &deps, &cancel).await.unwrap();
+    assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);
+    let warnings: Vec<String> = sink
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            crewgraph_engine::run::EventKind::Warning { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        ["a's model failed (openai at x: 503 Service Unavailable: down); trying its backup model openai/spare at http://127.0.0.1:9/v1"]
+    );
 }
