@@ -22,6 +22,8 @@ run: deps build
 	  echo "Use the command line instead ($(CLI)):"; \
 	  echo "  $(CLI) validate crews/*.yaml crews/go-quiz    check crew files"; \
 	  echo "  $(CLI) match --signal '[END]' --content 'All done [end]'"; \
+	  echo "  $(CLI) run crews/exam.yaml --input 'Start the exam'   run a crew on the local model"; \
+	  echo "  $(CLI) models                                  the models agents can use"; \
 	  echo "  $(CLI) --help                                  everything it can do"; \
 	  echo "On a desktop, run 'make run' again to open the window."; \
 	fi
