@@ -81,6 +81,8 @@ bench:
 	cargo bench -p crewgraph-store
 	cargo bench -p crewgraph --bench handoff
 	cargo bench -p crewgraph --bench load
+	@scripts/setup-local-model.sh
+	cargo bench -p crewgraph --bench providers
 
 clean:
 	cargo clean
