@@ -228,7 +228,7 @@ impl Transport {
             Err(_) => Err(self.error(format!("the stream went silent for {} s", self.limits.idle.as_secs_f64()))),
             Ok(None) => Ok(None),
             Ok(Some(Ok(event))) => Ok(Some(event)),
-            Ok(Some(Err(error))) => Err(self.error(format!("the stream broke: {error}"))),
+            Ok(Some(Err(error))) => Err(self.error(format!("the stream broke: {}", source_text(&error)))),
         }
     }
 
@@ -307,7 +307,7 @@ pub fn provider_message(body: &str) -> String {
 }
 
 /// An error's chain of causes in one line (reqwest's own text is only its first link).
-fn source_text(error: &reqwest::Error) -> String {
+fn source_text(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {

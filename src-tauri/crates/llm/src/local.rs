@@ -5,7 +5,9 @@
 //! must end with one of the agent's signals (a 135M model ends with the asked-for
 //! signal 0 times in 30 unconstrained, but always under the grammar), and a
 //! structured answer must fit its schema (`response_format`, which llama.cpp turns
-//! into a grammar too). A reply held to its signals is not offered tools.
+//! into a grammar too). The local model calls no tools: SmolLM2's chat template has
+//! no tool format, so llama.cpp answers in text whatever tools it is offered (and a
+//! reply held to its signals is not offered any).
 //!
 //! Why a server process rather than llama.cpp linked in: one C++ build serves both
 //! the app and the provider tests; a crash inside llama.cpp (its asserts abort the

@@ -200,7 +200,8 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
             assert!(stderr.contains("the API key was refused (401)") && stderr.contains("Check your key"), "{stderr}");
             assert!(stderr.contains("Incorrect API key provided: [hidden]"), "{stderr}");
         }
-        let replay = sandbox.cg(&["replay", &parse(stdout.lines().next().unwrap())["run_id"].as_str().unwrap().to_owned(), "--json"]);
+        let id = parse(stdout.lines().next().unwrap())["run_id"].as_str().unwrap().to_owned();
+        let replay = sandbox.cg(&["replay", &id, "--json"]);
         let written = everything_written(&sandbox, &[&stdout, &stderr, &replay.stdout, &replay.stderr]);
         assert!(!contains(&written, SECRET), "the key leaked into the database, the events or the output");
         assert!(!contains(&written, &SECRET[8..]), "a part of the key leaked");
