@@ -3,14 +3,12 @@
 //! long), refused keys, bad requests, streams cut halfway, streams that go silent,
 //! servers that never answer, malformed chunks and error events mid-stream, and
 //! cancellation while waiting. Each case scripts a [`FaultServer`] (a hand-written
-//! HTTP/1.1 server on a loopback port, `support/fault_server.rs`), calls the client
+//! HTTP/1.1 server on a loopback port, `fault_server.rs`), calls the client
 //! through the engine's `LlmClient` trait, and checks the error's words, what reached
 //! `on_token`, how many requests the server saw and how long it all took. Limits are
 //! small (milliseconds), and every case runs under a 10 s timeout, so a hang fails
 //! instead of blocking the suite.
 
-#[path = "support/fault_server.rs"]
-mod fault_server;
 
 use std::future::Future;
 use std::sync::Mutex;
@@ -21,7 +19,7 @@ use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, Message, 
 use crewgraph_engine::AgentId;
 use crewgraph_llm::keys::Secret;
 use crewgraph_llm::{AnthropicClient, Limits, OpenAiClient};
-use fault_server::{Answer, FaultServer};
+use crate::fault_server::{Answer, FaultServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
