@@ -1,6 +1,6 @@
 //! The local model: SmolLM2-135M-Instruct served by llama.cpp's `llama-server`,
-//! started on first use on a free loopback port and stopped with the client (or the
-//! process). It speaks the OpenAI protocol, so the local model goes through the same
+//! started on first use on a free loopback port (again when it died) and stopped
+//! with the client (or the process). It speaks the OpenAI protocol, so the local model goes through the same
 //! code as any endpoint ([`OpenAiClient`]), plus llama.cpp's `grammar` field: a reply
 //! must end with one of the agent's signals (a 135M model ends with the asked-for
 //! signal 0 times in 30 unconstrained, but always under the grammar), and a
@@ -186,6 +186,11 @@ impl LocalModel {
         self.paths.as_ref().map_err(String::as_str)
     }
 
+    /// The running server's process id, if it runs.
+    pub async fn server_pid(&self) -> Option<u32> {
+        self.running.lock().await.as_ref().and_then(|(server, _)| server.child.id())
+    }
+
     /// The running server's client, starting it when needed.
     async fn client(&self) -> Result<OpenAiClient, LlmError> {
         let mut running = self.running.lock().await;
@@ -211,22 +216,36 @@ impl Default for LocalModel {
 #[async_trait]
 impl LlmClient for LocalModel {
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
-        let client = tokio::select! {
-            _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-            client = self.client() => client?,
-        };
-        let mut body = client.body(request);
-        body["repeat_penalty"] = json!(REPEAT_PENALTY);
-        // A schema is its own grammar. A grammar and tool calls exclude each other:
-        // a reply that must end with a signal is not offered tools (a 135M model
-        // calls them poorly anyway, and without its signal the crew cannot go on).
-        if request.schema.is_none() && !request.signals.is_empty() {
-            if let Some(body) = body.as_object_mut() {
-                body.remove("tools");
+        let mut tries = 0;
+        loop {
+            let client = tokio::select! {
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                client = self.client() => client?,
+            };
+            let mut body = client.body(request);
+            body["repeat_penalty"] = json!(REPEAT_PENALTY);
+            // A schema is its own grammar. A grammar and tool calls exclude each other:
+            // a reply that must end with a signal is not offered tools (a 135M model
+            // calls them poorly anyway, and without its signal the crew cannot go on).
+            if request.schema.is_none() && !request.signals.is_empty() {
+                if let Some(body) = body.as_object_mut() {
+                    body.remove("tools");
+                }
+                body["grammar"] = json!(signal_grammar(request.signals));
             }
-            body["grammar"] = json!(signal_grammar(request.signals));
+            let reply = client.send(&body, request.schema.is_some(), on_token, cancel).await;
+            tries += 1;
+            match reply {
+                // The server is gone (it crashed, or was killed): start another, once.
+                Err(LlmError::Failed(why)) if why.contains("cannot connect") => {
+                    self.running.lock().await.take();
+                    if tries > 1 {
+                        return Err(LlmError::Failed(why));
+                    }
+                }
+                reply => return reply,
+            }
         }
-        client.send(&body, request.schema.is_some(), on_token, cancel).await
     }
 }
 

@@ -18,7 +18,7 @@
 //!   structured output (a forced tool) is checked.
 //!
 //! [`LocalModel`] starts a server of its own and is checked to end every reply with
-//! one of the agent's signals. A 135M model's words are often silly, so the tests
+//! one of the agent's signals, and to start another when its server is killed. A 135M model's words are often silly, so the tests
 //! check shapes (text, usage, pieces adding up to the reply, JSON fitting its
 //! schema, a call of the right tool), never wording. The tool tests put worked
 //! examples in the history and ask for temperature 0: a model this small only calls
@@ -562,3 +562,26 @@ async fn the_local_model_ends_every_reply_with_one_of_the_signals() {
     .await;
 }
 
+
+#[tokio::test]
+async fn the_local_model_starts_its_server_again_when_it_died() {
+    let model = LocalModel::new();
+    if let Err(missing) = model.available() {
+        panic!("{missing}");
+    }
+    bounded(async {
+        let agent = AgentId::from("teacher");
+        let history = [Message::user("Say hello.")];
+        let request = LlmRequest::new(&agent, "Be brief.", Visible::all(&history));
+        assert!(!complete(&model, &request).await.reply().content.is_empty());
+        let first = model.server_pid().await.expect("the server runs after a call");
+        // SAFETY: kill(2) on the pid of our own child process.
+        assert_eq!(unsafe { libc::kill(first as i32, libc::SIGKILL) }, 0);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let reply = complete(&model, &request).await;
+        assert!(!reply.reply().content.is_empty(), "the call after the crash was answered");
+        let second = model.server_pid().await.expect("a new server runs");
+        assert_ne!(first, second);
+    })
+    .await;
+}
