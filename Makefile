@@ -78,6 +78,7 @@ e2e: build test-deps
 ## bench: every benchmark (criterion and the load figures); figures go into BENCHMARKS.md
 bench:
 	cargo bench -p crewgraph-engine --bench matcher
+	cargo bench -p crewgraph-engine --bench scoring
 	cargo bench -p crewgraph-store
 	cargo bench -p crewgraph --bench handoff
 	cargo bench -p crewgraph --bench load

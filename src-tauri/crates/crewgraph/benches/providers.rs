@@ -149,6 +149,7 @@ async fn first_token_engine(crew: &crewgraph_engine::Crew, client: &OpenAiClient
         ids: Arc::new(RandomIds),
         http: None,
         notices: Vec::new(),
+        gatekeeper: None,
     };
     start_run(crew, &CrewSource::default(), INPUT, &deps, &CancellationToken::new()).await.unwrap();
     let first = *sink.1.lock().unwrap();

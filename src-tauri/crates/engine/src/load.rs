@@ -62,10 +62,27 @@ impl Loaded {
 
 /// Loads a crew file or a crew directory (a directory holding `crew.yaml`).
 pub fn load_path(path: &Path) -> Loaded {
+    load_path_with(path, &[])
+}
+
+/// An agent added to a crew while the app runs (from the form, `crewgraph agents
+/// add`, `POST /agents`), as the YAML of one agent file (the Go engine's
+/// `agents/<id>.yaml` shape).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeAgentText {
+    /// How locations name it (`runtime agent 'lore'`, or the file it came from).
+    pub name: String,
+    pub yaml: String,
+}
+
+/// Loads a crew with `runtime` agents after its own, validated together: a runtime
+/// agent that clashes with another or breaks a rule is reported at its own
+/// `name:line:col`.
+pub fn load_path_with(path: &Path, runtime: &[RuntimeAgentText]) -> Loaded {
     let mut report = Report::new();
     let mut files = Vec::new();
     let shown = path.display().to_string();
-    let crew = load_from_disk(path, &shown, &mut report, &mut files);
+    let crew = load_from_disk(path, &shown, runtime, &mut report, &mut files);
     Loaded { crew, diagnostics: report.finish(), files }
 }
 
@@ -93,7 +110,7 @@ pub fn parse_yaml<T: DeserializeOwned + Serialize>(name: &str, text: &str) -> (O
     (value, report.finish())
 }
 
-fn load_from_disk(path: &Path, shown: &str, report: &mut Report, files: &mut Vec<PathBuf>) -> Option<Crew> {
+fn load_from_disk(path: &Path, shown: &str, runtime: &[RuntimeAgentText], report: &mut Report, files: &mut Vec<PathBuf>) -> Option<Crew> {
     let metadata = match fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -122,7 +139,14 @@ fn load_from_disk(path: &Path, shown: &str, report: &mut Report, files: &mut Vec
     let crew_file = deserialize::<CrewFile>(&node, report, Context::Crew)?;
     let uses_files = crew_file.agents.iter().any(|a| matches!(**a, AgentEntry::Reference(_)));
     let layout = if uses_files { CrewLayout::Directory } else { CrewLayout::File };
-    let agents = resolve_agents(&crew_file, Some((&base, &base_shown)), report, files);
+    let mut agents = resolve_agents(&crew_file, Some((&base, &base_shown)), report, files);
+    for agent in runtime {
+        let source = report.add_file(agent.name.clone());
+        let Some(node) = parse_text(source, &agent.yaml, report) else { continue };
+        let Some(file) = deserialize::<AgentFile>(&node, report, Context::AgentFile) else { continue };
+        let entry = node.span().to_owned();
+        agents.push(LoadedAgent { file, entry, listed_id: None, missing: false, runtime: true });
+    }
     Some(validate(&crew_file, &agents, layout, report))
 }
 
@@ -139,7 +163,7 @@ fn resolve_agents(
         let span = *entry.span();
         match &**entry {
             AgentEntry::Inline(file) => {
-                agents.push(LoadedAgent { file: (**file).clone(), entry: span, listed_id: None, missing: false })
+                agents.push(LoadedAgent { file: (**file).clone(), entry: span, listed_id: None, missing: false, runtime: false })
             }
             AgentEntry::Reference(id) => {
                 let listed = Spanned::new(span, id.clone());
@@ -160,7 +184,7 @@ fn resolve_agents(
                 };
                 let missing = file.is_none();
                 let file = file.unwrap_or_else(|| AgentFile { id: Some(listed.clone()), ..AgentFile::default() });
-                agents.push(LoadedAgent { file, entry: span, listed_id: Some(listed), missing });
+                agents.push(LoadedAgent { file, entry: span, listed_id: Some(listed), missing, runtime: false });
             }
         }
     }

@@ -15,7 +15,8 @@
 //!
 //! A reply is a string or a map with `content`, `tool_calls` (`[{name, arguments}]`),
 //! `error` (the call fails with this message) and `delay_ms`. An agent with no reply
-//! left fails the run with an error naming it.
+//! left fails the run with an error naming it. Under the `llm` strategy the router
+//! model's answers are scripted under `router`.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -25,6 +26,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use crewgraph_engine::file::Entries;
+use crewgraph_engine::crew::Strategy;
+use crewgraph_engine::routing::llm::ROUTER_AGENT;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, ToolCall};
 use crewgraph_engine::{AgentId, Crew, Problem};
 use marked_yaml::{Marker, Spanned};
@@ -189,12 +192,14 @@ impl Script {
         Ok(Script { file: file.to_owned(), replies })
     }
 
-    /// Errors for agents the script names that the crew does not have.
+    /// Errors for agents the script names that the crew does not have. Under the
+    /// `llm` strategy the router model answers as `router`, so a script may name it.
     pub fn check(&self, crew: &Crew) -> Result<(), Vec<ScriptError>> {
+        let router = |agent: &AgentId| crew.routing.strategy == Strategy::Llm && agent.as_str() == ROUTER_AGENT;
         let errors: Vec<ScriptError> = self
             .replies
             .iter()
-            .filter(|(agent, _, _)| crew.agent(agent.as_str()).is_none())
+            .filter(|(agent, _, _)| crew.agent(agent.as_str()).is_none() && !router(agent))
             .map(|(agent, _, marker)| ScriptError {
                 file: self.file.clone(),
                 line: marker.line(),
@@ -364,6 +369,19 @@ mod tests {
         let error = Script::parse("s.yaml", "replies:\n  a: [{ delay_ms: soon }]\n").unwrap_err();
         assert_eq!((error.line, error.column), (2, 19), "{error}");
         assert!(Script::parse("s.yaml", "  \n").unwrap_err().message.contains("empty"));
+    }
+
+    #[test]
+    fn a_script_may_answer_for_the_router_only_under_the_llm_strategy() {
+        let script = Script::parse("s.yaml", "replies:\n  a: [hi]\n  router: ['{\"workflow_complete\": true}']\n").unwrap();
+        let crew = |strategy: &str| {
+            let loaded = crewgraph_engine::load_str("c.yaml", &format!("name: c\nentry_point: a\nrouting: {{ strategy: {strategy} }}\nagents: [{{ id: a }}, {{ id: b }}]\n"));
+            loaded.crew.unwrap()
+        };
+        assert!(script.check(&crew("llm")).is_ok());
+        let errors = script.check(&crew("signals")).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].message.contains("agent 'router', which the crew does not have"), "{}", errors[0]);
     }
 
     #[test]

@@ -49,5 +49,6 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         ids: Arc::new(RandomIds) as Arc<dyn IdSource>,
         http: None,
         notices: Vec::new(),
+        gatekeeper: None,
     }
 }

@@ -7,10 +7,13 @@
 //! as a [`CrewDocument`] whose `problems` say what is wrong and where, so the window
 //! can show it. Only a missing examples folder is an error.
 
+mod agents;
 mod crews;
 mod error;
 mod fetch;
+mod gatekeeper;
 mod models;
+mod routing;
 mod runs;
 mod types;
 
@@ -20,9 +23,12 @@ use std::sync::Arc;
 use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, SystemClock};
 use crewgraph_llm::LocalModel;
 
+pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
+pub use gatekeeper::{GatekeeperClient, GatekeeperError};
 pub use models::{ModelView, SettingsStore};
+pub use routing::{check_query, RouteResult};
 pub use runs::{fingerprint, RunOptions};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
 
@@ -35,6 +41,7 @@ pub struct Api {
     ids: Arc<dyn IdSource>,
     http: Option<Arc<dyn HttpFetch>>,
     settings: Option<Arc<dyn SettingsStore>>,
+    agents: Option<Arc<dyn AgentStore>>,
     /// The local model, one server for every run of this API.
     local: Arc<LocalModel>,
 }
@@ -49,6 +56,7 @@ impl Api {
             ids: Arc::new(RandomIds),
             http: WebFetch::new().ok().map(|f| Arc::new(f) as Arc<dyn HttpFetch>),
             settings: None,
+            agents: None,
             local: Arc::new(LocalModel::new()),
         }
     }

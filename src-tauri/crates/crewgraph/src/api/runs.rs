@@ -1,19 +1,23 @@
 //! Runs through the API: start one on a crew file (with a script: Simulate mode),
 //! resume a paused or interrupted one, list them, read their stored events. The
-//! crew is loaded and validated first; a crew with errors does not run.
+//! crew is loaded and validated first; a crew with errors does not run, nor one
+//! whose gatekeeper cannot be reached by name (see [`super::gatekeeper`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crewgraph_engine::load::{load_path, Loaded};
+use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::run::{
     resume_run, start_run, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
     StoreError,
 };
+use crewgraph_engine::crew::Strategy;
+use crewgraph_engine::routing::decider::RouteDecider;
 use crewgraph_engine::{Crew, RunId};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+use super::gatekeeper::GatekeeperClient;
 use super::{Api, ApiError, ApiErrorCode};
 
 /// How a run is to be made.
@@ -61,10 +65,21 @@ pub fn fingerprint(loaded: &Loaded) -> String {
 
 /// Loads a crew that must be valid to run, with where it came from. The run keeps
 /// the crew's absolute path, so it can be resumed from any folder.
-fn runnable_crew(path: &Path) -> Result<(Crew, CrewSource), ApiError> {
-    let loaded = load_path(path);
+fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, CrewSource), ApiError> {
+    let loaded = load_path_with(path, runtime);
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let source = CrewSource { path: Some(absolute.display().to_string()), fingerprint: fingerprint(&loaded) };
+    // Runtime agents are part of the crew: adding one changes its fingerprint too.
+    let mut print = fingerprint(&loaded);
+    if !runtime.is_empty() {
+        let mut hash = Sha256::new();
+        hash.update(print.as_bytes());
+        for agent in runtime {
+            hash.update(agent.name.as_bytes());
+            hash.update(agent.yaml.as_bytes());
+        }
+        print = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    }
+    let source = CrewSource { path: Some(absolute.display().to_string()), fingerprint: print };
     match (loaded.is_valid(), loaded.crew) {
         (true, Some(crew)) => Ok((crew, source)),
         _ => {
@@ -80,6 +95,12 @@ fn runnable_crew(path: &Path) -> Result<(Crew, CrewSource), ApiError> {
 impl Api {
     async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
         let (llm, notices) = self.llm_for(crew, options).await?;
+        let gatekeeper = match (crew.routing.strategy, &crew.routing.gatekeeper) {
+            (Strategy::Gatekeeper, Some(config)) => Some(Arc::new(
+                GatekeeperClient::connect(config).await.map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?,
+            ) as Arc<dyn RouteDecider>),
+            _ => None,
+        };
         Ok(RunDeps {
             llm,
             store: self.store()?,
@@ -88,6 +109,7 @@ impl Api {
             ids: self.ids.clone(),
             http: self.http.clone(),
             notices,
+            gatekeeper,
         })
     }
 
@@ -101,7 +123,7 @@ impl Api {
         sink: Arc<dyn EventSink>,
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
-        let (crew, source) = runnable_crew(path)?;
+        let (crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
         let deps = self.deps(&crew, options, sink).await?;
         Ok(start_run(&crew, &source, input, &deps, cancel).await?)
     }
@@ -127,7 +149,7 @@ impl Api {
         let path = stored.record.crew_path.clone().ok_or_else(|| {
             ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran"))
         })?;
-        let (crew, source) = runnable_crew(Path::new(&path))?;
+        let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
         let deps = self.deps(&crew, options, sink).await?;
         match resume_run(&crew, &source, id, input, &deps, cancel).await {
             // Two resumes that both loaded the run before either stored a step: the

@@ -3,6 +3,7 @@
 //! `FILE:LINE:COL: message` and exits 1 when there are errors; `match` prints the
 //! level and exits 0 when it matched, 1 when not. Usage errors exit 2.
 
+mod agents_cmd;
 mod match_cmd;
 mod models_cmd;
 mod run_cmd;
@@ -117,6 +118,32 @@ enum Command {
         #[arg(long, value_name = "PATH", global = true)]
         db: Option<PathBuf>,
     },
+    /// Where the scoring router would send a query: prints
+    /// {"chosen": ID or "finalize", "candidates": [{"agent", "score"}], "tokens": [...]}.
+    Route {
+        /// The crew file or crew folder (its runtime agents count too).
+        #[arg(long, value_name = "FILE")]
+        crew: PathBuf,
+        /// The request to route.
+        #[arg(long)]
+        query: String,
+        /// An agent the person asked for: it wins when it is a candidate.
+        #[arg(long, value_name = "ID")]
+        agent: Option<String>,
+        /// The database file holding runtime agents (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
+    /// Runtime agents: add an agent to a crew without editing its files (it is kept
+    /// in the database and takes part in routing from the next decision), list them,
+    /// remove them.
+    Agents {
+        #[command(subcommand)]
+        action: AgentsAction,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH", global = true)]
+        db: Option<PathBuf>,
+    },
     /// API keys in the OS keyring: where each comes from, store one, remove one.
     /// Keys can also come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
     /// CREWGRAPH_<NAME>_API_KEY); they are never written to crew files or the database.
@@ -155,6 +182,33 @@ enum ModelsAction {
     Remove { name: String },
     /// Make a model (or `local`) the default.
     Default { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum AgentsAction {
+    /// Add the agent in FILE (one agent, as in a crew folder's agents/<id>.yaml) to a crew.
+    Add {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The crew file or crew folder.
+        #[arg(long, value_name = "CREW")]
+        crew: PathBuf,
+    },
+    /// List a crew's runtime agents.
+    List {
+        #[arg(long, value_name = "CREW")]
+        crew: PathBuf,
+        /// One JSON object per agent and line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a runtime agent (the crew's own agents stay).
+    Remove {
+        #[arg(value_name = "ID")]
+        id: String,
+        #[arg(long, value_name = "CREW")]
+        crew: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -224,6 +278,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Some(ModelsAction::Remove { name }) => models_cmd::remove(db.as_deref(), &name),
             Some(ModelsAction::Default { name }) => models_cmd::set_default(db.as_deref(), &name),
+        }),
+        Command::Route { crew, query, agent, db } => Ok(agents_cmd::route(&crew, &query, agent.as_deref(), db.as_deref())),
+        Command::Agents { action, db } => Ok(match action {
+            AgentsAction::Add { file, crew } => agents_cmd::add(&file, &crew, db.as_deref()),
+            AgentsAction::List { crew, json } => agents_cmd::list(&crew, json, db.as_deref()),
+            AgentsAction::Remove { id, crew } => agents_cmd::remove(&id, &crew, db.as_deref()),
         }),
         Command::Keys { action } => Ok(match action {
             None => models_cmd::key_status(),

@@ -7,6 +7,7 @@
 //! (`crash`), Ctrl-C (`interrupt`), bad scripts, crews and resumes (`bad_runs`), bad
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
 //! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
+//! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`).
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
@@ -15,10 +16,13 @@ mod bad_db;
 mod bad_runs;
 mod crash;
 mod e2e;
+mod gatekeeper;
 mod help;
 mod interrupt;
 mod matching;
 mod models;
+mod routed;
+mod routing;
 mod rules;
 mod runner;
 mod shapes;

@@ -63,6 +63,7 @@ pub fn deps(script: &str) -> (RunDeps, Arc<MemoryStore>, Arc<CollectingSink>) {
         ids: Arc::new(SequentialIds::default()),
         http: None,
         notices: Vec::new(),
+        gatekeeper: None,
     };
     (deps, store, sink)
 }

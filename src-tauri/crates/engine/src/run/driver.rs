@@ -5,7 +5,8 @@
 //! the store before the next begins.
 //!
 //! A *step* is one agent's turn and what follows from it (a group or broadcast runs
-//! inside the step that started it). Its events go to the sink as they happen and to
+//! inside the step that started it; under `llm` and `gatekeeper`, the router's
+//! decision, see [`super::routed`]). Its events go to the sink as they happen and to
 //! the store at the step's end, in one transaction; the sink is then told they are
 //! committed. A run that fails, is cancelled or crashes keeps every committed step.
 
@@ -20,7 +21,7 @@ use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::history;
 use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec};
 use super::loops;
-use super::message::Message;
+use super::message::{Message, Role};
 use super::prompt;
 use super::sink::EventSink;
 use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
@@ -28,6 +29,8 @@ use super::time::{Clock, IdSource};
 use super::tools::{HttpFetch, Tools};
 use crate::crew::{Crew, ModelSpec, OnLoop, Strategy};
 use crate::ids::{AgentId, GroupId, RunId};
+use crate::routing::decider::{RouteDecider, WorkflowStep};
+use crate::routing::llm::LlmRouter;
 use crate::routing::{scoring, signals};
 
 /// How long streamed tokens are gathered into one `token` event.
@@ -46,6 +49,9 @@ pub struct RunDeps {
     /// Sentences for the person about how this run is made (the local model standing
     /// in for an unconfigured one), given as `warning` events when it starts or resumes.
     pub notices: Vec<String>,
+    /// The `gatekeeper` strategy's decider (an HTTP client the host builds from the
+    /// crew's `routing.gatekeeper`); None = a crew of that strategy cannot run.
+    pub gatekeeper: Option<Arc<dyn RouteDecider>>,
 }
 
 /// Where the crew of a run came from, so a resume can notice it changed.
@@ -85,6 +91,17 @@ pub enum RunError {
     /// The crew has nobody to start with.
     #[error("the crew's entry point '{0}' is not an agent")]
     NoEntryPoint(AgentId),
+    /// The crew routes through a gatekeeper, and the run was given none.
+    #[error("the crew routes through a gatekeeper service, and this run was not given one to ask")]
+    NoGatekeeper,
+}
+
+/// What a run needs from its wiring before it starts.
+fn check_deps(crew: &Crew, deps: &RunDeps) -> Result<(), RunError> {
+    if crew.routing.strategy == Strategy::Gatekeeper && deps.gatekeeper.is_none() {
+        return Err(RunError::NoGatekeeper);
+    }
+    Ok(())
 }
 
 /// Starts a run of `crew` (which must have validated without errors) on `input`
@@ -99,6 +116,7 @@ pub async fn start_run(
     if crew.agent(crew.entry_point.as_str()).is_none() {
         return Err(RunError::NoEntryPoint(crew.entry_point.clone()));
     }
+    check_deps(crew, deps)?;
     let id = deps.ids.run_id();
     let now = deps.clock.now();
     let record = RunRecord {
@@ -130,6 +148,7 @@ pub async fn resume_run(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
+    check_deps(crew, deps)?;
     let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
     let from = stored.snapshot.status;
     if !matches!(from, RunStatus::Paused | RunStatus::Running) {
@@ -146,6 +165,10 @@ pub async fn resume_run(
     snapshot.error = None;
     let agent = snapshot.current_agent.clone();
     let mut run = Run::new(crew, deps, cancel, id.clone(), snapshot, stored.history);
+    if run.decider.is_some() {
+        // The router is shown every turn so far, with its time: the stored events have them.
+        run.workflow = super::routed::workflow(&deps.store.events(id, None).await?);
+    }
     if stored.record.crew_fingerprint != source.fingerprint {
         run.event(EventKind::Warning {
             message: "the crew changed since this run stopped; it goes on with the crew as it is now".into(),
@@ -179,6 +202,23 @@ pub(crate) struct Run<'a> {
     /// Each agent's system prompt (with or without signal instructions) and tool
     /// specs, built once per run.
     setups: HashMap<(AgentId, bool), AgentSetup>,
+    /// `llm` / `gatekeeper`: who decides after each turn.
+    pub(crate) decider: Option<Arc<dyn RouteDecider>>,
+    /// `llm` / `gatekeeper`: every agent turn so far, as the router is shown it.
+    pub(crate) workflow: Vec<WorkflowStep>,
+}
+
+/// What of the run an agent is shown besides its system prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sees {
+    /// The whole history, and its signals in the system prompt (`signals`).
+    HistoryAndSignals,
+    /// The whole history (`scoring`, parallel members).
+    History,
+    /// Only its task: the latest message the run added for it (the person's request,
+    /// or the request with the router's instruction), and its own tool calls since
+    /// (`llm`, `gatekeeper`: agents are blind to routing).
+    Task,
 }
 
 /// What an agent's model calls always carry, built once per run.
@@ -203,7 +243,27 @@ impl<'a> Run<'a> {
         history: Vec<Message>,
     ) -> Self {
         let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone());
-        Run { crew, deps, cancel, tools, id, snapshot, history, events: Vec::new(), added: Vec::new(), setups: HashMap::new() }
+        let decider = match crew.routing.strategy {
+            Strategy::Llm => {
+                Some(Arc::new(LlmRouter::new(deps.llm.clone(), crew.routing.router_model.as_deref())) as Arc<dyn RouteDecider>)
+            }
+            Strategy::Gatekeeper => deps.gatekeeper.clone(),
+            Strategy::Signals | Strategy::Scoring => None,
+        };
+        Run {
+            crew,
+            deps,
+            cancel,
+            tools,
+            id,
+            snapshot,
+            history,
+            events: Vec::new(),
+            added: Vec::new(),
+            setups: HashMap::new(),
+            decider,
+            workflow: Vec::new(),
+        }
     }
 
     /// The notices of [`RunDeps::notices`], as warnings.
@@ -253,10 +313,7 @@ impl<'a> Run<'a> {
                 match self.crew.routing.strategy {
                     Strategy::Signals => self.signals_step().await,
                     Strategy::Scoring => self.scoring_step().await,
-                    other => {
-                        let name = if other == Strategy::Llm { "llm" } else { "gatekeeper" };
-                        self.finish(RunStatus::Failed, Some(format!("the {name} routing strategy cannot run yet")));
-                    }
+                    Strategy::Llm | Strategy::Gatekeeper => self.routed_step().await,
                 }
             }
             let step = self.take_step();
@@ -302,6 +359,12 @@ impl<'a> Run<'a> {
             self.finish(RunStatus::MaxHandoffs, None);
             return false;
         }
+        self.hand_off(from, to, reason);
+        true
+    }
+
+    /// Counts a transfer and says so (the limit, if any, is the caller's).
+    pub(crate) fn hand_off(&mut self, from: &AgentId, to: &str, reason: String) {
         self.snapshot.handoffs += 1;
         self.event(EventKind::Handoff {
             from: from.clone(),
@@ -309,7 +372,6 @@ impl<'a> Run<'a> {
             reason,
             handoff_count: self.snapshot.handoffs,
         });
-        true
     }
 
     /// Remembers a turn that leads to a transfer and reports a loop; true when the
@@ -449,9 +511,20 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// One agent's turn seeing the history (and, `with_signals`, told its signals).
+    pub(crate) async fn turn(&mut self, agent_id: &AgentId, with_signals: bool) -> Option<String> {
+        self.turn_seeing(agent_id, if with_signals { Sees::HistoryAndSignals } else { Sees::History }).await
+    }
+
     /// One agent's turn: the model call (with tool rounds); the reply is added to the
     /// history. None when the run ended instead (failure, cancellation).
-    pub(crate) async fn turn(&mut self, agent_id: &AgentId, with_signals: bool) -> Option<String> {
+    pub(crate) async fn turn_seeing(&mut self, agent_id: &AgentId, sees: Sees) -> Option<String> {
+        let with_signals = sees == Sees::HistoryAndSignals;
+        // Under `Task`, what the agent sees starts at the run's latest message to it.
+        let from = match sees {
+            Sees::Task => self.history.iter().rposition(|m| m.role == Role::User).unwrap_or(0),
+            Sees::HistoryAndSignals | Sees::History => 0,
+        };
         self.snapshot.steps += 1;
         self.event(EventKind::AgentStarted { agent: agent_id.clone(), step: self.snapshot.steps });
         let Some(agent) = self.crew.agent(agent_id.as_str()) else {
@@ -475,7 +548,7 @@ impl<'a> Run<'a> {
             // The history is lent to the request for the call (nothing else reads it
             // meanwhile), so a call costs the same however long the run is.
             let history = std::mem::take(&mut self.history);
-            let (messages, dropped) = history::visible(&history, &setup.system, budget);
+            let (messages, dropped) = history::visible(&history[from..], &setup.system, budget);
             if dropped > 0 {
                 self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped });
             }

@@ -1,7 +1,8 @@
 //! Loop detection (DESIGN.md §13): when the recent turns repeat a cycle of agents
 //! (A→B→A→B…, or A→A) with replies that are the same or nearly so, the run says so
 //! (`loop_detected`), and with `routing.on_loop: stop` ends instead of burning its
-//! handoff budget.
+//! handoff budget. Under `llm` and `gatekeeper` the remembered text is the router's
+//! instruction, and asking an agent for the same thing again is the loop ([`repeats`]).
 //!
 //! A reply is remembered as a bottom-k sketch of its (lowercased) words: the 16
 //! smallest of their 32-bit hashes, 128 hex digits at most. For a reply of up to 16
@@ -89,6 +90,15 @@ pub fn detect(recent: &[Turn]) -> Option<Vec<AgentId>> {
         let repeats = earlier.iter().zip(later).all(|(a, b)| a.agent == b.agent && similar(&a.reply, &b.reply));
         repeats.then(|| later.iter().map(|t| t.agent.clone()).collect())
     })
+}
+
+/// When `turn` repeats one of `recent` — the same agent with the same or nearly the
+/// same text — the agents from just after that earlier turn up to `turn`'s: the
+/// cycle. (The `llm` and `gatekeeper` strategies remember each decision's agent and
+/// instruction this way: a pair asked for again is a loop.)
+pub fn repeats(recent: &[Turn], turn: &Turn) -> Option<Vec<AgentId>> {
+    let at = recent.iter().rposition(|t| t.agent == turn.agent && similar(&t.reply, &turn.reply))?;
+    Some(recent[at + 1..].iter().map(|t| t.agent.clone()).chain([turn.agent.clone()]).collect())
 }
 
 /// True when two replies share at least [`SAME`] of their words: from the bottom-k
@@ -191,6 +201,15 @@ mod tests {
         assert!(similar(&fingerprint(&reply), &fingerprint(&changed.join(" "))), "59 of 61 words shared");
         let half: Vec<String> = (30..90).map(|i| format!("word{i}")).collect();
         assert!(!similar(&fingerprint(&reply), &fingerprint(&half.join(" "))), "a third shared");
+    }
+
+    #[test]
+    fn a_pair_asked_for_again_repeats_with_the_agents_since() {
+        let recent = [turn("writer", "Write the intro"), turn("editor", "Polish the intro")];
+        assert_eq!(repeats(&recent, &turn("writer", "write the  intro")), Some(vec![AgentId::from("editor"), AgentId::from("writer")]));
+        assert_eq!(repeats(&recent, &turn("editor", "Polish the intro")), Some(vec![AgentId::from("editor")]));
+        assert_eq!(repeats(&recent, &turn("writer", "Write the conclusion")), None, "a new instruction");
+        assert_eq!(repeats(&recent, &turn("judge", "Write the intro")), None, "another agent");
     }
 
     #[test]

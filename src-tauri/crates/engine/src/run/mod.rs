@@ -5,7 +5,9 @@
 //! [`store::RunStore`] (persistence), [`sink::EventSink`] (live events),
 //! [`time::Clock`] and [`time::IdSource`] (so traces are byte-stable in tests).
 //! Everything a run does is a [`event::RunEvent`]; its history is a list of
-//! [`message::Message`]s.
+//! [`message::Message`]s. Under the `llm` and `gatekeeper` strategies a
+//! [`crate::routing::decider::RouteDecider`] decides after each turn (the
+//! gatekeeper's comes in through [`RunDeps`]).
 
 pub mod driver;
 pub mod event;
@@ -16,6 +18,7 @@ pub mod memory;
 pub mod message;
 mod parallel;
 pub mod prompt;
+pub mod routed;
 pub mod sink;
 pub mod store;
 pub mod time;

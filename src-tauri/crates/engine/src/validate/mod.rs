@@ -40,6 +40,8 @@ pub struct LoadedAgent {
     pub listed_id: Option<Spanned<String>>,
     /// The file was missing or broken (already reported); the agent is a stand-in.
     pub missing: bool,
+    /// Added while the app runs, not in the crew's files.
+    pub runtime: bool,
 }
 
 /// Validates a crew file and its agents, reporting into `report`.
@@ -175,6 +177,7 @@ fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec
             is_terminal: file.is_terminal.unwrap_or(false),
             wait_for_signal: file.wait_for_signal.unwrap_or(false),
             context_budget: file.context_budget.as_ref().map(|b| **b).filter(|b| *b > 0),
+            runtime: item.runtime,
         });
         spans.push(*id.span());
     }
