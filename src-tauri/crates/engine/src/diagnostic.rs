@@ -224,6 +224,9 @@ pub enum Problem {
     /// Gatekeeper routing without a URL.
     #[error("the gatekeeper strategy needs routing.gatekeeper.url")]
     GatekeeperNeedsUrl,
+    /// A gatekeeper URL that is not http(s).
+    #[error("routing.gatekeeper.url '{url}' is not an http:// or https:// address")]
+    GatekeeperBadUrl { url: String },
 
     // ---- warnings ----
     /// A deprecated signal is used by a rule.
@@ -314,6 +317,7 @@ impl Problem {
             ScoringNeedsSpecialists { supervisor } => format!("{supervisor} picks the best specialist for each question, but the crew has no other agents to pick from."),
             UnknownFinalizer { agent } => format!("The final answer is to be written by '{agent}', but there is no such agent."),
             GatekeeperNeedsUrl => "The gatekeeper router needs the web address of the service that decides.".into(),
+            GatekeeperBadUrl { url } => format!("'{url}' is not a web address the gatekeeper can be reached at: write it as http://host:port/path or https://…"),
             DeprecatedSignal { signal, note } => format!("{signal} is being phased out: {note}"),
             Unreachable { agent } => format!("Nothing leads to {agent}, so it will never get a turn."),
             NoWayOut { agent } => format!("{agent} has no way to finish or hand off. Connect it to another agent or to End."),

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::run::{
-    resume_run, start_run, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
+    resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
     StoreError,
 };
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::routing::decider::RouteDecider;
-use crewgraph_engine::{Crew, RunId};
+use crewgraph_engine::{AgentId, Crew, RunId};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +28,9 @@ pub struct RunOptions {
     /// The model every agent uses (a named model, `provider/model` or `local`)
     /// instead of its own.
     pub model: Option<String>,
+    /// `scoring`: an agent the person asked for (`requested_agent_id`); it wins the
+    /// supervisor's decision when it is a specialist of the crew.
+    pub requested_agent: Option<String>,
 }
 
 impl From<StoreError> for ApiError {
@@ -125,7 +128,8 @@ impl Api {
     ) -> Result<RunOutcome, ApiError> {
         let (crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
         let deps = self.deps(&crew, options, sink).await?;
-        Ok(start_run(&crew, &source, input, &deps, cancel).await?)
+        let requested = options.requested_agent.as_deref().map(AgentId::from);
+        Ok(start_run_for(&crew, &source, input, requested.as_ref(), &deps, cancel).await?)
     }
 
     /// Resumes a paused run with `input` (or an interrupted one from its last step),

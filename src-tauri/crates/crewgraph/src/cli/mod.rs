@@ -69,6 +69,10 @@ enum Command {
         /// What the crew is asked to do.
         #[arg(long)]
         input: String,
+        /// Under the scoring strategy: the agent you ask for; it gets the work when it
+        /// is one of the specialists (otherwise the scores decide).
+        #[arg(long, value_name = "ID")]
+        agent: Option<String>,
         #[command(flatten)]
         run: RunFlags,
     },
@@ -249,7 +253,7 @@ struct RunFlags {
 
 impl RunFlags {
     fn into_args(self) -> run_cmd::RunArgs {
-        run_cmd::RunArgs { script: self.script, model: self.model, json: self.json, db: self.db }
+        run_cmd::RunArgs { script: self.script, model: self.model, agent: None, json: self.json, db: self.db }
     }
 }
 
@@ -267,7 +271,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Match { signal, content, .. } => {
             Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default()))
         }
-        Command::Run { file, input, run } => Ok(run_cmd::run(&file, &input, run.into_args())),
+        Command::Run { file, input, agent, run } => Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, ..run.into_args() })),
         Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),

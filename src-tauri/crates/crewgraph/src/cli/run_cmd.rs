@@ -18,6 +18,8 @@ use super::transcript::Printer;
 pub struct RunArgs {
     pub script: Option<PathBuf>,
     pub model: Option<String>,
+    /// `run` only: the agent the person asks for (`--agent`).
+    pub agent: Option<String>,
     pub json: bool,
     pub db: Option<PathBuf>,
 }
@@ -58,7 +60,7 @@ where
         }
     };
     let printer = Arc::new(Printer::new(args.json));
-    let options = RunOptions { script: args.script, model: args.model };
+    let options = RunOptions { script: args.script, model: args.model, requested_agent: args.agent };
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
         listen_for_ctrl_c(cancel.clone());

@@ -179,7 +179,7 @@ async fn run(crew: &str, script: &str) -> Result<Gated, crewgraph::api::ApiError
         .with_store(store.clone())
         .with_time(Arc::new(SteppingClock::new(START, 1)), Arc::new(SequentialIds::default()));
     let sink = Arc::new(CollectingSink::default());
-    let options = RunOptions { script: Some(script_path), model: None };
+    let options = RunOptions { script: Some(script_path), model: None, requested_agent: None };
     let cancel = CancellationToken::new();
     let started = api.start_run(&crew_path, "A polished three-line note on bees", &options, sink.clone(), &cancel);
     let outcome = tokio::time::timeout(LIMIT, started).await.expect("the run ends within the limit")?;
@@ -341,14 +341,14 @@ async fn the_bearer_token_reaches_the_gatekeeper_and_nowhere_in_the_events() {
 
 #[tokio::test]
 async fn a_gatekeeper_url_that_is_not_http_or_does_not_resolve_stops_the_run_before_it_starts() {
-    for (url, expected) in [
-        ("ftp://127.0.0.1/route", "the gatekeeper URL 'ftp://127.0.0.1/route' must start with http:// or https://"),
-        ("http://gatekeeper.invalid/route", "the gatekeeper URL 'http://gatekeeper.invalid/route' does not resolve"),
-    ] {
-        let error = run(&desk(url, ""), &replies()).await.err().expect("the run does not start");
-        assert_eq!(error.code, ApiErrorCode::InvalidInput);
-        assert!(error.message.starts_with(expected), "{}", error.message);
-    }
+    // Not http(s): the crew itself is invalid, at the line and column of the URL.
+    let error = run(&desk("ftp://127.0.0.1/route", ""), &replies()).await.err().expect("the run does not start");
+    assert_eq!(error.code, ApiErrorCode::InvalidCrew);
+    assert!(error.message.contains("routing.gatekeeper.url 'ftp://127.0.0.1/route' is not an http:// or https:// address"), "{}", error.message);
+    // A name that does not resolve: found when the run is about to start.
+    let error = run(&desk("http://gatekeeper.invalid/route", ""), &replies()).await.err().expect("the run does not start");
+    assert_eq!(error.code, ApiErrorCode::InvalidInput);
+    assert!(error.message.starts_with("the gatekeeper URL 'http://gatekeeper.invalid/route' does not resolve"), "{}", error.message);
 }
 
 #[tokio::test]
@@ -380,7 +380,7 @@ async fn a_run_cancelled_while_the_gatekeeper_thinks_ends_cancelled_at_once() {
         }
         stop.cancel();
     });
-    let options = RunOptions { script: Some(replies_path), model: None };
+    let options = RunOptions { script: Some(replies_path), model: None, requested_agent: None };
     let started = std::time::Instant::now();
     let outcome = tokio::time::timeout(LIMIT, api.start_run(&crew, "A note", &options, sink.clone(), &cancel)).await.unwrap().unwrap();
     assert_eq!(outcome.status, RunStatus::Cancelled);

@@ -196,3 +196,25 @@ fn a_runtime_agent_added_while_a_run_is_paused_takes_part_when_it_resumes() {
     let last = events.last().unwrap();
     assert_eq!((last["status"].as_str(), last["final_agent"].as_str()), (Some("completed"), Some("helper")));
 }
+
+#[test]
+fn a_run_hands_the_work_to_the_agent_the_person_asked_for() {
+    let sandbox = Sandbox::new();
+    let crew = sandbox.write("cleo.yaml", CLEO);
+    let crew = crew.to_str().unwrap();
+    let replies = sandbox.write(
+        "replies.yaml",
+        &script(&[("technical", vec![now("Fixed.")]), ("creative", vec![now("A poem.")]), ("finalizer", vec![now("Done.")])]),
+    );
+    let replies = replies.to_str().unwrap();
+    let handoffs = |agent: &str| -> Vec<Value> {
+        let run = sandbox.cg(&["run", crew, "--input", "Help me debug this Python code", "--agent", agent, "--script", replies, "--json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.lines().into_iter().map(parse).filter(|e| e["type"] == "handoff" || e["type"] == "warning").collect()
+    };
+    let asked = handoffs("creative");
+    assert_eq!((asked[0]["to"].as_str(), asked[0]["reason"].as_str()), (Some("creative"), Some("requested by the person")));
+    let unknown = handoffs("nobody");
+    assert!(unknown[0]["message"].as_str().unwrap().contains("the requested agent 'nobody' is not one of the specialists"), "{unknown:?}");
+    assert_eq!((unknown[1]["to"].as_str(), unknown[1]["reason"].as_str()), (Some("technical"), Some("best score (7)")));
+}

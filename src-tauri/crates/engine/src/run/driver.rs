@@ -113,6 +113,19 @@ pub async fn start_run(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
+    start_run_for(crew, source, input, None, deps, cancel).await
+}
+
+/// [`start_run`] with an agent the person asked for (`requested_agent_id`): under
+/// the `scoring` strategy it wins the supervisor's decision when it is a candidate.
+pub async fn start_run_for(
+    crew: &Crew,
+    source: &CrewSource,
+    input: &str,
+    requested: Option<&AgentId>,
+    deps: &RunDeps,
+    cancel: &CancellationToken,
+) -> Result<RunOutcome, RunError> {
     if crew.agent(crew.entry_point.as_str()).is_none() {
         return Err(RunError::NoEntryPoint(crew.entry_point.clone()));
     }
@@ -129,6 +142,7 @@ pub async fn start_run(
     };
     let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
     let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
+    run.requested = requested.cloned();
     run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
     run.notices();
     run.add(Message::user(input));
@@ -206,6 +220,8 @@ pub(crate) struct Run<'a> {
     pub(crate) decider: Option<Arc<dyn RouteDecider>>,
     /// `llm` / `gatekeeper`: every agent turn so far, as the router is shown it.
     pub(crate) workflow: Vec<WorkflowStep>,
+    /// `scoring`: the agent the person asked for, if any.
+    requested: Option<AgentId>,
 }
 
 /// What of the run an agent is shown besides its system prompt.
@@ -260,6 +276,7 @@ impl<'a> Run<'a> {
             history,
             events: Vec::new(),
             added: Vec::new(),
+            requested: None,
             setups: HashMap::new(),
             decider,
             workflow: Vec::new(),
@@ -470,8 +487,15 @@ impl<'a> Run<'a> {
         let finalizer = self.crew.routing.finalizer.clone();
         if current == self.crew.entry_point {
             let request = self.history.iter().rev().find(|m| m.agent.is_none()).map(|m| m.content.clone()).unwrap_or_default();
-            let scored = scoring::route(self.crew, &request, None);
+            let scored = scoring::route(self.crew, &request, self.requested.as_ref());
             let best = scored.chosen.as_ref().and_then(|c| scored.candidates.iter().find(|(id, _)| id == c)).map(|(_, s)| *s);
+            let asked_for = self.requested.take();
+            let honoured = asked_for.is_some() && asked_for == scored.chosen;
+            if let (Some(asked), false) = (&asked_for, honoured) {
+                self.event(EventKind::Warning {
+                    message: format!("the requested agent '{asked}' is not one of the specialists; the scores decide"),
+                });
+            }
             self.event(EventKind::RoutingDecision {
                 strategy: Strategy::Scoring,
                 candidates: Some(scored.candidates.iter().map(|(agent, score)| Candidate { agent: agent.clone(), score: *score }).collect()),
@@ -481,7 +505,7 @@ impl<'a> Run<'a> {
             });
             match (scored.chosen, finalizer) {
                 (Some(specialist), _) => {
-                    let reason = format!("best score ({})", best.unwrap_or_default());
+                    let reason = if honoured { "requested by the person".to_owned() } else { format!("best score ({})", best.unwrap_or_default()) };
                     if self.transfer(&current, specialist.as_str(), reason) {
                         self.snapshot.current_agent = specialist;
                     }

@@ -24,7 +24,7 @@ pub mod store;
 pub mod time;
 pub mod tools;
 
-pub use driver::{resume_run, start_run, CrewSource, RunDeps, RunError, RunOutcome};
+pub use driver::{resume_run, start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};
 pub use memory::MemoryStore;

@@ -329,6 +329,9 @@ fn check_strategy(
             let gatekeeper = routing_file.gatekeeper.as_ref();
             match gatekeeper.and_then(|g| g.url.as_ref()).filter(|u| !is_null(u)) {
                 None => report.at(&at, Problem::GatekeeperNeedsUrl, Subject::Crew),
+                Some(url) if !is_web_address(url) => {
+                    report.at(url.span(), Problem::GatekeeperBadUrl { url: url.trim().to_owned() }, Subject::Crew);
+                }
                 Some(url) => {
                     let timeout = gatekeeper
                         .and_then(|g| g.timeout.as_ref())
@@ -347,6 +350,14 @@ fn check_strategy(
     }
 }
 
+/// `http://` or `https://`, then a host, and no spaces.
+fn is_web_address(url: &str) -> bool {
+    let url = url.trim();
+    let lower = url.to_ascii_lowercase();
+    let rest = lower.strip_prefix("http://").or_else(|| lower.strip_prefix("https://"));
+    rest.is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/') && !url.contains(char::is_whitespace))
+}
+
 fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
     let Some(servers) = file.tools.as_ref().and_then(|t| t.servers.as_ref()) else { return Vec::new() };
     let mut out = Vec::new();
@@ -361,7 +372,22 @@ fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
 
 #[cfg(test)]
 mod tests {
-    use super::fallback_name;
+    use super::{fallback_name, is_web_address};
+    use crate::load::load_str;
+
+    #[test]
+    fn a_gatekeeper_url_must_be_http_or_https_and_is_reported_where_it_is_written() {
+        for good in ["http://127.0.0.1:8080/decide", "https://gate.example.com", "HTTP://host"] {
+            assert!(is_web_address(good), "{good}");
+        }
+        for bad in ["ftp://host", "http://", "https:///path", "gate.example.com", "http://a b", ""] {
+            assert!(!is_web_address(bad), "{bad}");
+        }
+        let yaml = "entry_point: a\nagents: [{ id: a }, { id: b }]\nrouting:\n  strategy: gatekeeper\n  gatekeeper: { url: \"ftp://gate\" }\n";
+        let loaded = load_str("c.yaml", yaml);
+        let error = loaded.errors().next().expect("an error");
+        assert_eq!(error.to_string(), "c.yaml:5:22: routing.gatekeeper.url 'ftp://gate' is not an http:// or https:// address");
+    }
 
     #[test]
     fn unnamed_crews_are_called_after_their_file_or_folder() {
