@@ -31,7 +31,7 @@ pub async fn list_crews(api: State<'_, Api>) -> Result<Vec<CrewSummary>, ApiErro
 /// Opens a crew file or crew folder.
 #[tauri::command]
 pub async fn open_crew(api: State<'_, Api>, path: String) -> Result<CrewDocument, ApiError> {
-    Ok(api.open_crew(Path::new(&path)))
+    Ok(api.open_crew(Path::new(&path)).await)
 }
 
 /// Where the examples come from, shown on the start view.

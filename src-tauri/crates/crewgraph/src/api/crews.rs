@@ -67,7 +67,7 @@ pub(super) fn open(path: &Path) -> CrewDocument {
     document(path, &loaded)
 }
 
-fn document(path: &Path, loaded: &Loaded) -> CrewDocument {
+pub(super) fn document(path: &Path, loaded: &Loaded) -> CrewDocument {
     let graph = loaded.crew.as_ref().map(|crew| CrewGraph::build(crew).view(crew)).unwrap_or_default();
     let problems = loaded
         .diagnostics

@@ -95,9 +95,14 @@ impl Api {
         crews::list(&self.crews_dir)
     }
 
-    /// Opens a crew file or crew folder: the crew, its graph and every problem.
-    pub fn open_crew(&self, path: &Path) -> CrewDocument {
-        crews::open(path)
+    /// Opens a crew file or crew folder: the crew (with its runtime agents), its
+    /// graph and every problem. When the runtime agents cannot be read, the crew is
+    /// opened without them.
+    pub async fn open_crew(&self, path: &Path) -> CrewDocument {
+        match self.load_crew(path).await {
+            Ok(loaded) => crews::document(path, &loaded),
+            Err(_) => crews::open(path),
+        }
     }
 
     /// Checks one bracket signal against a reply, as `crewgraph match` does.

@@ -218,3 +218,17 @@ fn a_run_hands_the_work_to_the_agent_the_person_asked_for() {
     assert!(unknown[0]["message"].as_str().unwrap().contains("the requested agent 'nobody' is not one of the specialists"), "{unknown:?}");
     assert_eq!((unknown[1]["to"].as_str(), unknown[1]["reason"].as_str()), (Some("technical"), Some("best score (7)")));
 }
+
+#[tokio::test]
+async fn an_opened_crew_shows_its_runtime_agents_in_its_graph() {
+    let sandbox = Sandbox::new();
+    let crew = sandbox.write("cleo.yaml", CLEO);
+    let store = std::sync::Arc::new(crewgraph_store::SqliteStore::open(sandbox.db()).unwrap());
+    let api = crewgraph::api::Api::new("crews").with_agents(store);
+    let added = api.register_agent(&crew, LORE_AGENT, "lore.yaml").await.unwrap();
+    assert_eq!((added.id.as_str(), added.tags.len()), ("lore_keeper", 4));
+    let document = serde_json::to_value(api.open_crew(&crew).await).unwrap();
+    let text = document.to_string();
+    assert!(text.contains("lore_keeper") && text.contains("Lore Keeper"), "the graph has the runtime agent: {text}");
+    assert!(document["problems"].as_array().unwrap().is_empty(), "{}", document["problems"]);
+}
