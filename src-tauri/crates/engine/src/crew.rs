@@ -285,6 +285,8 @@ pub struct Routing {
     pub max_iterations: u32,
     /// `llm`: the router model (None = the default model).
     pub router_model: Option<String>,
+    /// `llm`: the router model's temperature (None = [`crate::routing::llm::ROUTER_TEMPERATURE`]).
+    pub router_temperature: Option<f64>,
     /// `gatekeeper`: the service.
     pub gatekeeper: Option<Gatekeeper>,
     /// True when the crew declared `signals:` (a strict registry).

@@ -125,6 +125,7 @@ pub struct LlmRouter {
     llm: Arc<dyn LlmClient>,
     /// `routing.router_model`; None = the default model.
     model: Option<ModelSpec>,
+    temperature: f64,
     agent: AgentId,
 }
 
@@ -132,7 +133,13 @@ impl LlmRouter {
     /// A router asking `llm`, with the model `model` (a named model or
     /// `provider/model`; None = the default model).
     pub fn new(llm: Arc<dyn LlmClient>, model: Option<&str>) -> Self {
-        LlmRouter { llm, model: model.map(ModelSpec::named), agent: AgentId::from(ROUTER_AGENT) }
+        LlmRouter { llm, model: model.map(ModelSpec::named), temperature: ROUTER_TEMPERATURE, agent: AgentId::from(ROUTER_AGENT) }
+    }
+
+    /// The same, at `temperature` (`routing.router.temperature`).
+    pub fn with_temperature(mut self, temperature: Option<f64>) -> Self {
+        self.temperature = temperature.unwrap_or(ROUTER_TEMPERATURE);
+        self
     }
 }
 
@@ -153,7 +160,7 @@ impl RouteDecider for LlmRouter {
         }
         let request = LlmRequest {
             model: self.model.as_ref(),
-            temperature: Some(ROUTER_TEMPERATURE),
+            temperature: Some(self.temperature),
             schema: Some(&schema),
             ..LlmRequest::new(&self.agent, ROUTER_PROMPT, Visible::all(&messages))
         };

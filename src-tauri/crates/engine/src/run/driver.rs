@@ -261,7 +261,9 @@ impl<'a> Run<'a> {
         let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone());
         let decider = match crew.routing.strategy {
             Strategy::Llm => {
-                Some(Arc::new(LlmRouter::new(deps.llm.clone(), crew.routing.router_model.as_deref())) as Arc<dyn RouteDecider>)
+                let router = LlmRouter::new(deps.llm.clone(), crew.routing.router_model.as_deref())
+                    .with_temperature(crew.routing.router_temperature);
+                Some(Arc::new(router) as Arc<dyn RouteDecider>)
             }
             Strategy::Gatekeeper => deps.gatekeeper.clone(),
             Strategy::Signals | Strategy::Scoring => None,

@@ -73,9 +73,17 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
         finalizer: None,
         max_iterations: DEFAULT_MAX_ITERATIONS,
         router_model: routing_file.and_then(|r| r.router.as_ref()).and_then(|r| r.model.clone()),
+        router_temperature: None,
         gatekeeper: None,
         strict_signals: strict,
     };
+    if let Some(t) = routing_file.and_then(|r| r.router.as_ref()).and_then(|r| r.temperature.as_ref()) {
+        if (0.0..=2.0).contains(&**t) {
+            routing.router_temperature = Some(**t);
+        } else {
+            report.at(t.span(), Problem::BadTemperature { agent: "router".into(), value: t.to_string() }, Subject::Crew);
+        }
+    }
     check_strategy(file, &agents, &entry_point, &mut routing, &known, report);
 
     let tool_servers = build_tool_servers(file, report);
@@ -374,6 +382,14 @@ fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
 mod tests {
     use super::{fallback_name, is_web_address};
     use crate::load::load_str;
+
+    #[test]
+    fn the_router_temperature_is_kept_when_it_is_between_0_and_2() {
+        let crew = |t: &str| load_str("c.yaml", &format!("entry_point: a\nagents: [{{ id: a }}, {{ id: b }}]\nrouting:\n  strategy: llm\n  router: {{ temperature: {t} }}\n"));
+        assert_eq!(crew("0.7").crew.unwrap().routing.router_temperature, Some(0.7));
+        let hot = crew("5");
+        assert_eq!(hot.errors().next().unwrap().to_string(), "c.yaml:5:26: agent 'router' temperature 5 is out of range (0 to 2)");
+    }
 
     #[test]
     fn a_gatekeeper_url_must_be_http_or_https_and_is_reported_where_it_is_written() {
