@@ -3,7 +3,9 @@
 //! removes models, refusing bad ones clearly; `--model` picks one for a run; an
 //! agent whose primary model fails goes on with its backup; and an
 //! API key reaches the provider but never the database, the events or the output —
-//! not even when the provider echoes it back in an error.
+//! not even when the provider echoes it back in an error. An `llm` router whose
+//! model answers malformed JSON over HTTP is asked again once, then the run fails
+//! with both answers kept.
 //!
 //! The local model is the real one (llama-server with SmolLM2, set up by
 //! `scripts/setup-local-model.sh`); the OpenAI-compatible server of the key tests is
@@ -99,8 +101,8 @@ fn a_run_with_an_unknown_model_fails_before_it_starts_naming_the_configured_ones
     assert!(sandbox.runs().is_empty(), "nothing was stored");
 }
 
-/// What the fake provider answers each request with.
-type Answer = fn(&str) -> String;
+/// What the fake provider answers each request with, given its head and body.
+type Answer = fn(&str, &str) -> String;
 
 /// An OpenAI-compatible server on 127.0.0.1 that records each request's head and
 /// answers with `answer(head)`.
@@ -127,7 +129,7 @@ fn fake_provider(answer: Answer) -> (String, Arc<Mutex<Vec<String>>>) {
             }
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
-            let response = answer(&head);
+            let response = answer(&head, &String::from_utf8_lossy(&body));
             log.lock().unwrap().push(head);
             let _ = stream.write_all(response.as_bytes());
         }
@@ -135,11 +137,15 @@ fn fake_provider(answer: Answer) -> (String, Arc<Mutex<Vec<String>>>) {
     (url, seen)
 }
 
-fn streamed_reply(_head: &str) -> String {
+fn streamed_reply(_head: &str, _body: &str) -> String {
+    stream_of(&["Hello there. ", "[NEXT]"])
+}
+
+/// A 200 streaming `pieces` as chat-completion chunks.
+fn stream_of(pieces: &[&str]) -> String {
     let chunk = |text: &str| format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]}));
     let body = [
-        chunk("Hello there. "),
-        chunk("[NEXT]"),
+        pieces.iter().map(|p| chunk(p)).collect::<String>(),
         format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
         format!("data: {}\n\n", serde_json::json!({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})),
         "data: [DONE]\n\n".to_owned(),
@@ -148,7 +154,7 @@ fn streamed_reply(_head: &str) -> String {
     format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{body}")
 }
 
-fn key_echoed_in_a_401(head: &str) -> String {
+fn key_echoed_in_a_401(head: &str, _body: &str) -> String {
     let key = head.lines().find_map(|l| l.strip_prefix("authorization: Bearer ").or_else(|| l.strip_prefix("Authorization: Bearer "))).unwrap_or("");
     let body = serde_json::json!({"error": {"message": format!("Incorrect API key provided: {}", key.trim())}}).to_string();
     format!("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
@@ -255,4 +261,34 @@ agents:
         warnings,
         ["a's model failed (openai at x: 503 Service Unavailable: down); trying its backup model openai/spare at http://127.0.0.1:9/v1"]
     );
+}
+
+/// The router (asked with the `route_decision` schema) answers garbage; agents answer text.
+fn a_router_that_answers_garbage(_head: &str, body: &str) -> String {
+    if body.contains("route_decision") {
+        stream_of(&["{\"workflow_complete\": maybe"])
+    } else {
+        stream_of(&["Here is my part."])
+    }
+}
+
+#[test]
+fn an_llm_router_that_answers_malformed_json_over_http_is_asked_again_then_the_run_fails_with_its_answer() {
+    let sandbox = Sandbox::new();
+    let (url, seen) = fake_provider(a_router_that_answers_garbage);
+    let crew = sandbox.write(
+        "crew.yaml",
+        "version: \"1.0\"\nentry_point: writer\nagents:\n  - { id: writer }\n  - { id: editor }\nrouting:\n  strategy: llm\n",
+    );
+    assert_eq!(sandbox.cg(&["models", "add", "default", "--provider", "openai", "--model", "m", "--base-url", &url]).code, 0);
+    let run = sandbox.cg(&["run", crew.to_str().unwrap(), "--input", "Write a note", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let events: Vec<serde_json::Value> = run.lines().into_iter().map(parse).collect();
+    let warnings: Vec<&str> = events.iter().filter(|e| e["type"] == "warning").map(|e| e["message"].as_str().unwrap()).collect();
+    assert_eq!(warnings.len(), 2, "each refused answer is kept: {warnings:?}");
+    assert!(warnings.iter().all(|w| w.contains("{\"workflow_complete\": maybe")), "{warnings:?}");
+    let last = events.last().unwrap();
+    assert_eq!(last["status"], "failed");
+    let router_calls = seen.lock().unwrap().len() - 1;
+    assert_eq!(router_calls, 2, "the router was asked twice, over HTTP");
 }
