@@ -82,6 +82,7 @@ bench:
 	cargo bench -p crewgraph-store
 	cargo bench -p crewgraph --bench handoff
 	cargo bench -p crewgraph --bench load
+	cargo bench -p crewgraph --bench serve
 	@scripts/setup-local-model.sh
 	cargo bench -p crewgraph --bench providers
 

@@ -4,4 +4,8 @@ import type { MatchLevel } from "./MatchLevel";
 /**
  * The answer of `match_signal`.
  */
-export type MatchResult = { matched: boolean, level: MatchLevel, };
+export type MatchResult = { matched: boolean, 
+/**
+ * exact, case_insensitive, normalized, pattern or none.
+ */
+level: MatchLevel, };

@@ -1,8 +1,8 @@
 //! # crewgraph
 //!
 //! The one API that both of Crewgraph's hosts call — the desktop window (through
-//! thin Tauri commands) and, later, the HTTP + SSE server — and the `crewgraph`
-//! command line. Everything a window can do is a method of [`api::Api`]; the
+//! thin Tauri commands) and the HTTP + SSE server ([`serve`], `crewgraph serve`) —
+//! and the `crewgraph` command line. Everything a window can do is a method of [`api::Api`]; the
 //! types it returns cross to the UI as generated TypeScript (`ui/src/bindings`).
 //!
 //! ```no_run
@@ -14,3 +14,4 @@
 //! ```
 
 pub mod api;
+pub mod serve;

@@ -15,6 +15,7 @@ use crewgraph_engine::run::StoreError;
 use crewgraph_store::SqliteStore;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 use super::{Api, ApiError, ApiErrorCode};
 
@@ -52,7 +53,7 @@ struct Stored {
 }
 
 /// A runtime agent as lists show it.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
 #[ts(export)]
 pub struct RuntimeAgentView {
     pub id: String,

@@ -1,11 +1,12 @@
-//! The API's error: exactly `{code, message}` across the IPC boundary (STYLE.md
-//! habit 6). A code exists only where the UI branches on it.
+//! The API's error: exactly `{code, message}` across the IPC boundary and in every
+//! HTTP error body (STYLE.md habit 6). A code exists only where the UI branches on it.
 
 use serde::Serialize;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 /// What kind of failure, for the UI to branch on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum ApiErrorCode {
@@ -21,10 +22,13 @@ pub enum ApiErrorCode {
     Conflict,
     /// The run store failed.
     Store,
+    /// The HTTP server wants its token (`Authorization: Bearer …`) and did not get
+    /// it, or got a wrong one: the browser UI asks the person for it.
+    Unauthorized,
 }
 
 /// A failed API call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error, TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error, TS, ToSchema)]
 #[error("{message}")]
 #[ts(export)]
 pub struct ApiError {

@@ -6,16 +6,25 @@
 //! Opening a crew never fails because the crew is broken: a broken crew comes back
 //! as a [`CrewDocument`] whose `problems` say what is wrong and where, so the window
 //! can show it. Only a missing examples folder is an error.
+//!
+//! A run either runs to its end in the caller ([`Api::start_run`], the CLI), or in
+//! the background of a long-lived host ([`Api::spawn_run`], the HTTP server):
+//! [`LiveRuns`] keeps those, to cancel, watch ([`Api::watch_run`]: stored events,
+//! then live ones) or interrupt them.
 
 mod agents;
 mod crews;
 mod error;
 mod fetch;
 mod gatekeeper;
+mod hub;
+mod live;
 mod models;
 mod routing;
 mod runs;
 mod types;
+mod validation;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,10 +36,13 @@ pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
 pub use gatekeeper::{GatekeeperClient, GatekeeperError};
+pub use live::{LiveRuns, DEFAULT_LIVE_CAPACITY};
 pub use models::{ModelView, SettingsStore};
 pub use routing::{check_query, RouteResult};
-pub use runs::{fingerprint, RunOptions};
+pub use runs::{fingerprint, RunOptions, ScriptSource};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
+pub use validation::Validation;
+pub use watch::{RunWatch, WatchItem};
 
 /// Crewgraph's operations, over one folder of crews and (for runs) one store.
 #[derive(Clone)]
@@ -44,6 +56,8 @@ pub struct Api {
     agents: Option<Arc<dyn AgentStore>>,
     /// The local model, one server for every run of this API.
     local: Arc<LocalModel>,
+    /// The runs going on in the background of this API (shared by its clones).
+    live: Arc<LiveRuns>,
 }
 
 impl Api {
@@ -58,6 +72,7 @@ impl Api {
             settings: None,
             agents: None,
             local: Arc::new(LocalModel::new()),
+            live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
         }
     }
 

@@ -15,8 +15,9 @@ use crewgraph_llm::{models, Models, Script, ScriptedLlm};
 use crewgraph_store::SqliteStore;
 use serde::Serialize;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
-use super::{Api, ApiError, ApiErrorCode, RunOptions};
+use super::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
 
 /// Where settings are kept (the SQLite store; a map in tests).
 #[async_trait]
@@ -37,7 +38,7 @@ impl SettingsStore for SqliteStore {
 }
 
 /// A model as the settings and `crewgraph models` show it.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
 #[ts(export)]
 pub struct ModelView {
     pub name: String,
@@ -168,8 +169,12 @@ impl Api {
 
     /// The model a run talks to, and what the person should be told about it.
     pub(crate) async fn llm_for(&self, crew: &Crew, options: &RunOptions) -> Result<(Arc<dyn LlmClient>, Vec<String>), ApiError> {
-        if let Some(path) = &options.script {
-            let script = Script::load(path).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+        if let Some(source) = &options.script {
+            let script = match source {
+                ScriptSource::File(path) => Script::load(path),
+                ScriptSource::Text(text) => Script::parse("script", text),
+            }
+            .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
             script.check(crew).map_err(|errors| {
                 ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
             })?;

@@ -9,16 +9,18 @@ use crewgraph_engine::run::Candidate;
 use crewgraph_engine::AgentId;
 use serde::Serialize;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 use super::{Api, ApiError, ApiErrorCode};
 
 /// A scoring decision, as `crewgraph route` prints it.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
 #[ts(export)]
 pub struct RouteResult {
     /// The chosen agent's id, or `finalize` when nobody scored above 0.
     pub chosen: String,
     /// Every candidate (all agents but the supervisor and the finalizer), in crew order.
+    #[schema(value_type = Vec<Object>)]
     pub candidates: Vec<Candidate>,
     /// The query's tokens: lowercased, without diacritics, 3+ characters, distinct.
     pub tokens: Vec<String>,

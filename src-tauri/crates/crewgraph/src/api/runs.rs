@@ -20,11 +20,21 @@ use tokio_util::sync::CancellationToken;
 use super::gatekeeper::GatekeeperClient;
 use super::{Api, ApiError, ApiErrorCode};
 
+/// Where a run's scripted replies come from (Simulate mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptSource {
+    /// A script file (`crewgraph run --script FILE`).
+    File(PathBuf),
+    /// Script text handed over with the request (`POST /runs` with a `script`);
+    /// YAML, or JSON (which YAML reads too). Errors name it `script`.
+    Text(String),
+}
+
 /// How a run is to be made.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Replies from a script (Simulate mode) instead of a model.
-    pub script: Option<PathBuf>,
+    pub script: Option<ScriptSource>,
     /// The model every agent uses (a named model, `provider/model` or `local`)
     /// instead of its own.
     pub model: Option<String>,
@@ -164,6 +174,28 @@ impl Api {
             )),
             outcome => Ok(outcome?),
         }
+    }
+
+    /// One stored run, as listings show it.
+    pub async fn run_summary(&self, id: &RunId) -> Result<RunSummary, ApiError> {
+        let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
+        Ok(RunSummary {
+            id: stored.record.id,
+            crew_name: stored.record.crew_name,
+            input: stored.record.input,
+            status: stored.snapshot.status,
+            created_at: stored.record.created_at,
+            updated_at: stored.snapshot.updated_at,
+            steps: stored.snapshot.steps,
+            handoffs: stored.snapshot.handoffs,
+            error: stored.snapshot.error,
+        })
+    }
+
+    /// The crew file or folder run `id` ran (what a resume loads again), as stored.
+    pub async fn run_crew_path(&self, id: &RunId) -> Result<Option<PathBuf>, ApiError> {
+        let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
+        Ok(stored.record.crew_path.map(PathBuf::from))
     }
 
     /// Every stored run, newest first.

@@ -8,6 +8,7 @@ mod match_cmd;
 mod models_cmd;
 mod run_cmd;
 mod runs_cmd;
+mod serve_cmd;
 mod store;
 mod transcript;
 mod validate;
@@ -148,6 +149,29 @@ enum Command {
         #[arg(long, value_name = "PATH", global = true)]
         db: Option<PathBuf>,
     },
+    /// Serve Crewgraph over HTTP: every operation as JSON, each run's events as
+    /// server-sent events, the OpenAPI document at /openapi.json and the web UI at /,
+    /// for a browser or many clients. Stops on SIGTERM or Ctrl-C, leaving the runs
+    /// it was running resumable. See docs/serve.md.
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve {
+        /// Where to listen. Anything but loopback (127.0.0.1, ::1) needs --token.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
+        addr: std::net::SocketAddr,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+        /// A token every API request must then carry (Authorization: Bearer T); also
+        /// read from $CREWGRAPH_TOKEN, which keeps it out of the process list.
+        #[arg(long, value_name = "T")]
+        token: Option<String>,
+        /// The crews folder: the only crews the server opens and runs.
+        #[arg(long, value_name = "DIR", default_value = "crews")]
+        crews: PathBuf,
+        /// The built web UI to serve at / (default: ui/dist).
+        #[arg(long, value_name = "DIR")]
+        ui: Option<PathBuf>,
+    },
     /// API keys in the OS keyring: where each comes from, store one, remove one.
     /// Keys can also come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
     /// CREWGRAPH_<NAME>_API_KEY); they are never written to crew files or the database.
@@ -257,6 +281,13 @@ impl RunFlags {
     }
 }
 
+const SERVE_EXAMPLES: &str = "\
+Examples:
+  crewgraph serve                                    http://127.0.0.1:7878 on the crews in ./crews
+  CREWGRAPH_TOKEN=$(openssl rand -hex 24) crewgraph serve --addr 0.0.0.0:7878
+                                                     reachable from other machines, with a token
+  curl -N localhost:7878/runs/RUN_ID/events          a run's events as they happen";
+
 const MATCH_EXAMPLES: &str = "\
 Examples:
   crewgraph match --signal '[KẾT_THÚC]' --content 'Xong [ Kết Thúc ]'   prints: normalized
@@ -289,6 +320,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             AgentsAction::List { crew, json } => agents_cmd::list(&crew, json, db.as_deref()),
             AgentsAction::Remove { id, crew } => agents_cmd::remove(&id, &crew, db.as_deref()),
         }),
+        Command::Serve { addr, db, token, crews, ui } => {
+            Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, token, crews, ui }))
+        }
         Command::Keys { action } => Ok(match action {
             None => models_cmd::key_status(),
             Some(KeysAction::Set { name }) => models_cmd::set_key(&name),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crewgraph::api::{Api, ApiError, RunOptions};
+use crewgraph::api::{Api, ApiError, RunOptions, ScriptSource};
 use crewgraph_engine::run::{RunOutcome, RunStatus};
 use crewgraph_engine::RunId;
 use tokio_util::sync::CancellationToken;
@@ -60,7 +60,7 @@ where
         }
     };
     let printer = Arc::new(Printer::new(args.json));
-    let options = RunOptions { script: args.script, model: args.model, requested_agent: args.agent };
+    let options = RunOptions { script: args.script.map(ScriptSource::File), model: args.model, requested_agent: args.agent };
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
         listen_for_ctrl_c(cancel.clone());

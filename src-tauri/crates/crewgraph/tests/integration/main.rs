@@ -8,6 +8,8 @@
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
 //! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
 //! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`).
+//! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
+//! events, its security, and the binary's start and stop.
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
@@ -25,6 +27,7 @@ mod routed;
 mod routing;
 mod rules;
 mod runner;
+mod serve;
 mod shapes;
 mod support;
 mod traces;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crewgraph::api::{Api, RunOptions};
+use crewgraph::api::{Api, RunOptions, ScriptSource};
 use crewgraph_engine::run::{CollectingSink, MemoryStore, RunStatus, RunStore, SequentialIds, SteppingClock};
 use tokio_util::sync::CancellationToken;
 
@@ -49,7 +49,7 @@ async fn run_example(crew: &Path) -> (RunStatus, String, Vec<crewgraph_engine::r
         .with_store(store.clone())
         .with_time(Arc::new(SteppingClock::new(START, 1)), Arc::new(SequentialIds::default()));
     let sink = Arc::new(CollectingSink::default());
-    let options = RunOptions { script: Some(script), model: None, requested_agent: None };
+    let options = RunOptions { script: Some(ScriptSource::File(script)), model: None, requested_agent: None };
     let outcome = api
         .start_run(crew, input(&name), &options, sink.clone(), &CancellationToken::new())
         .await

@@ -1,0 +1,96 @@
+//! `crewgraph serve`: the HTTP + SSE server (see [`crewgraph::serve`]) over the
+//! chosen database and crews folder. It says where it listens on stdout
+//! (`crewgraph serve: listening on http://ADDR`), runs until SIGTERM or Ctrl-C, then
+//! interrupts the runs going on (resumable), lets the database finish its writes,
+//! and exits 0. It refuses to start (exit 2) on a non-loopback address without a token.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crewgraph::api::Api;
+use crewgraph::serve::{check_exposure, shutdown, ServeConfig, Server};
+use crewgraph_store::SqliteStore;
+
+use super::store::database_path;
+
+/// What `serve` is given.
+pub struct ServeArgs {
+    pub addr: SocketAddr,
+    pub db: Option<PathBuf>,
+    pub token: Option<String>,
+    pub crews: PathBuf,
+    pub ui: Option<PathBuf>,
+}
+
+pub fn run(args: ServeArgs) -> ExitCode {
+    let token = args.token.or_else(|| std::env::var("CREWGRAPH_TOKEN").ok());
+    // Checked before anything is opened: a refused start touches nothing.
+    if let Err(error) = check_exposure(args.addr, token.as_deref()) {
+        eprintln!("crewgraph serve: {error}");
+        return ExitCode::from(2);
+    }
+    let path = match database_path(args.db.as_deref()) {
+        Ok(path) => path,
+        Err(error) => return fail(&error),
+    };
+    let store = match SqliteStore::open(&path) {
+        Ok(store) => Arc::new(store),
+        Err(error) => return fail(&format!("{error} (database {})", path.display())),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => return fail(&format!("cannot start: {error}")),
+    };
+    let api = Api::new(&args.crews).with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone());
+    let mut config = ServeConfig::new(args.addr);
+    config.token = token;
+    if args.ui.is_some() {
+        config.ui_dir = args.ui;
+    }
+    let ui = config.ui_dir.clone().filter(|dir| dir.join("index.html").is_file());
+    let outcome = runtime.block_on(async {
+        let signals = shutdown::signals();
+        let server = Server::bind(api, config).await.map_err(|e| e.to_string())?;
+        let crews = std::path::absolute(&args.crews).unwrap_or(args.crews.clone());
+        eprintln!(
+            "crewgraph serve: crews in {}, database {}, {}",
+            crews.display(),
+            path.display(),
+            ui.map_or_else(|| "no web UI (build it with 'make build', or give it with --ui DIR)".to_owned(), |u| format!("web UI from {}", u.display()))
+        );
+        println!("crewgraph serve: listening on http://{}", server.local_addr());
+        let _ = std::io::stdout().flush();
+        server.run(signals).await.map_err(|e| format!("the server failed: {e}"))
+    });
+    // Every task (and its hold on the database) ends with the runtime; then the last
+    // handle closes the database, after its writer has written all it was given.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    drop(store);
+    match outcome {
+        Ok(stopped) => {
+            if !stopped.interrupted.is_empty() {
+                let ids: Vec<String> = stopped.interrupted.iter().map(ToString::to_string).collect();
+                eprintln!(
+                    "crewgraph serve: stopped {} run(s), resumable from their last stored step: {}",
+                    ids.len(),
+                    ids.join(", ")
+                );
+            }
+            if !stopped.drained {
+                eprintln!("crewgraph serve: some requests were still open when it stopped");
+            }
+            eprintln!("crewgraph serve: stopped");
+            ExitCode::SUCCESS
+        }
+        Err(error) => fail(&error),
+    }
+}
+
+fn fail(error: &str) -> ExitCode {
+    eprintln!("crewgraph serve: {error}");
+    ExitCode::FAILURE
+}

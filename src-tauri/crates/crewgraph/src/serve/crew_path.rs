@@ -1,0 +1,131 @@
+//! Crews over HTTP are named by their path relative to the crews folder
+//! (`exam.yaml`, `go-quiz`), and [`CrewsRoot::resolve`] is the one door from such a
+//! name to a file: it refuses absolute paths, `..`, `.`, backslashes and NUL bytes
+//! outright (after percent-decoding, so `%2e%2e` is `..`), then canonicalizes the
+//! path and checks it is still inside the crews folder, so a symbolic link cannot
+//! lead out of it either. Answers name crews the same way ([`CrewsRoot::name`]).
+
+use std::path::{Component, Path, PathBuf};
+
+use super::error::HttpError;
+
+/// The crews folder the server serves, canonical.
+#[derive(Clone, Debug)]
+pub struct CrewsRoot {
+    root: PathBuf,
+}
+
+impl CrewsRoot {
+    /// The crews folder `dir`, which must exist.
+    pub fn new(dir: &Path) -> std::io::Result<Self> {
+        let root = dir.canonicalize()?;
+        if !root.is_dir() {
+            return Err(std::io::Error::new(std::io::ErrorKind::NotADirectory, format!("'{}' is not a folder", dir.display())));
+        }
+        Ok(Self { root })
+    }
+
+    /// The folder itself.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file or folder a crew name stands for: 400 for a name that is not a plain
+    /// relative path or leads outside the folder, 404 for one that names nothing.
+    pub fn resolve(&self, name: &str) -> Result<PathBuf, HttpError> {
+        let refuse = |why: &str| Err(HttpError::invalid(format!("'{name}' is not a crew of this server: {why}")));
+        if name.is_empty() {
+            return refuse("the name is empty");
+        }
+        if name.contains('\0') || name.contains('\\') {
+            return refuse("a crew name holds no NUL bytes or backslashes");
+        }
+        let relative = Path::new(name);
+        for component in relative.components() {
+            match component {
+                Component::Normal(_) => {}
+                Component::ParentDir => return refuse("'..' would lead out of the crews folder"),
+                Component::CurDir => return refuse("'.' is not part of a crew name"),
+                Component::RootDir | Component::Prefix(_) => {
+                    return refuse("absolute paths are not taken; name the crew relative to the crews folder")
+                }
+            }
+        }
+        let joined = self.root.join(relative);
+        let real = match joined.canonicalize() {
+            Ok(real) => real,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(HttpError::not_found(format!("there is no crew '{name}' in the crews folder")))
+            }
+            Err(error) => return refuse(&format!("it cannot be opened ({error})")),
+        };
+        if !real.starts_with(&self.root) {
+            return refuse("it leads out of the crews folder (a symbolic link)");
+        }
+        Ok(real)
+    }
+
+    /// True when `path` (absolute, as a run stores it) is inside the crews folder.
+    pub fn contains(&self, path: &Path) -> bool {
+        path.canonicalize().is_ok_and(|real| real.starts_with(&self.root))
+    }
+
+    /// How answers name `path`: relative to the crews folder when inside it.
+    pub fn name(&self, path: &str) -> String {
+        let path = Path::new(path);
+        if let Ok(relative) = path.strip_prefix(&self.root) {
+            return relative.display().to_string();
+        }
+        match path.canonicalize().ok().and_then(|real| real.strip_prefix(&self.root).ok().map(Path::to_path_buf)) {
+            Some(relative) => relative.display().to_string(),
+            None => path.display().to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::StatusCode;
+
+    fn root() -> (tempfile::TempDir, CrewsRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("crews")).unwrap();
+        std::fs::write(dir.path().join("crews/a.yaml"), "name: A").unwrap();
+        std::fs::write(dir.path().join("secret.yaml"), "name: secret").unwrap();
+        let root = CrewsRoot::new(&dir.path().join("crews")).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn a_crew_of_the_folder_resolves_and_is_named_relative_to_it() {
+        let (_dir, root) = root();
+        let path = root.resolve("a.yaml").unwrap();
+        assert_eq!(root.name(&path.display().to_string()), "a.yaml");
+    }
+
+    #[test]
+    fn names_that_would_leave_the_folder_are_refused_before_any_file_is_touched() {
+        let (dir, root) = root();
+        let outside = dir.path().join("secret.yaml").display().to_string();
+        for name in ["../secret.yaml", "a/../../secret.yaml", outside.as_str(), "/etc/passwd", "./a.yaml", "..\\secret.yaml", "a\0"] {
+            let error = root.resolve(name).unwrap_err();
+            assert_eq!(error.status, StatusCode::BAD_REQUEST, "{name}: {error:?}");
+        }
+    }
+
+    #[test]
+    fn a_symbolic_link_out_of_the_folder_is_refused() {
+        let (dir, root) = root();
+        std::os::unix::fs::symlink(dir.path().join("secret.yaml"), dir.path().join("crews/link.yaml")).unwrap();
+        let error = root.resolve("link.yaml").unwrap_err();
+        assert_eq!(error.status, StatusCode::BAD_REQUEST);
+        assert!(error.error.message.contains("symbolic link"), "{}", error.error.message);
+    }
+
+    #[test]
+    fn a_missing_crew_is_not_found() {
+        let (_dir, root) = root();
+        assert_eq!(root.resolve("nope.yaml").unwrap_err().status, StatusCode::NOT_FOUND);
+    }
+}

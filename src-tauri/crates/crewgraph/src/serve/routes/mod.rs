@@ -1,0 +1,94 @@
+//! The routes, one file per resource, and the router that joins them: every API
+//! route behind the token check, `/health` and the UI's files outside it, and
+//! around everything the body limit and the JSON shape of errors.
+//!
+//! | route | does |
+//! |---|---|
+//! | `GET /health` | `{"status":"ok"}`, no token needed |
+//! | `GET /openapi.json` | the OpenAPI document |
+//! | `GET /crews`, `GET /crews/{crew}` | list the crews, open one |
+//! | `GET /crews/{crew}/validation` | its diagnostics |
+//! | `POST /crews/{crew}/route` | the scoring router's choice for a query |
+//! | `GET`/`POST /crews/{crew}/agents`, `DELETE /crews/{crew}/agents/{id}` | runtime agents |
+//! | `POST /match` | signal matching |
+//! | `GET /models`, `PUT`/`DELETE /models/{name}`, `POST /models/{name}/default` | models |
+//! | `GET`/`POST /runs`, `GET /runs/{id}` | runs |
+//! | `POST /runs/{id}/resume`, `POST /runs/{id}/cancel` | resume, cancel |
+//! | `GET /runs/{id}/events` | its events, server-sent |
+
+mod agents;
+mod crews;
+mod events;
+mod health;
+mod models;
+mod runs;
+mod signals;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::{middleware, Router};
+use tower_http::limit::RequestBodyLimitLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::auth::{self, Token};
+use super::crew_path::CrewsRoot;
+use super::error::json_errors;
+use super::openapi::{self, ApiDoc};
+use super::state::AppState;
+use super::ui;
+use crate::api::Api;
+
+pub use agents::NewAgent;
+pub use crews::RouteRequest;
+pub use health::Health;
+pub use models::ModelRequest;
+pub use runs::{ResumeRun, RunAccepted, RunDetail, StartRun};
+pub use signals::MatchRequest;
+
+/// The API's routes with their OpenAPI operations (all behind the token).
+fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(openapi::document))
+        .routes(routes!(crews::list))
+        .routes(routes!(crews::open))
+        .routes(routes!(crews::validate))
+        .routes(routes!(crews::route))
+        .routes(routes!(agents::list, agents::add))
+        .routes(routes!(agents::remove))
+        .routes(routes!(signals::match_signal))
+        .routes(routes!(models::list))
+        .routes(routes!(models::put, models::remove))
+        .routes(routes!(models::make_default))
+        .routes(routes!(runs::list, runs::start))
+        .routes(routes!(runs::get))
+        .routes(routes!(runs::resume))
+        .routes(routes!(runs::cancel))
+        .routes(routes!(events::events))
+}
+
+/// The whole application.
+pub fn app(api: Api, crews: CrewsRoot, token: Option<Token>, ui_dir: Option<&Path>, body_limit: usize) -> Router {
+    let (protected, mut document) = api_routes().split_for_parts();
+    let (public, public_document) = OpenApiRouter::<AppState>::new().routes(routes!(health::health)).split_for_parts();
+    document.merge(public_document);
+    let state = AppState {
+        api,
+        crews: Arc::new(crews),
+        token,
+        openapi: Arc::from(document.to_json().unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))),
+    };
+    let app = Router::new()
+        .merge(protected.route_layer(middleware::from_fn_with_state(state.clone(), auth::require_token)))
+        .merge(public)
+        .fallback_service(ui::fallback(ui_dir))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(RequestBodyLimitLayer::new(body_limit))
+        .with_state(state);
+    // Outside the whole router, so it sees answers as they leave (with the `Allow`
+    // header axum adds to a 405 last).
+    Router::new().fallback_service(app).layer(middleware::from_fn(json_errors))
+}
