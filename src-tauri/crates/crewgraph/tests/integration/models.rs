@@ -244,8 +244,7 @@ agents:
     is_terminal: true
 "#,
     );
-    let (mut deps, _, sink) = crate::runner::deps("replies: {}");
-    deps.llm = Arc::new(BrokenPrimary);
+    let (deps, _, sink) = crate::runner::deps_with(Arc::new(BrokenPrimary));
     let cancel = tokio_util::sync::CancellationToken::new();
     let outcome = crewgraph_engine::run::start_run(&crew, &Default::default(), "go", &deps, &cancel).await.unwrap();
     assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);

@@ -124,18 +124,7 @@ async fn run_llm(crew: &Crew, script: &str, input: &str) -> (Ran, Arc<Recording<
 
 /// Runs `crew` on `input` against `llm`, in memory, within [`LIMIT`].
 async fn run_on(crew: &Crew, llm: Arc<dyn LlmClient>, input: &str) -> Ran {
-    let store = Arc::new(MemoryStore::new());
-    let sink = Arc::new(CollectingSink::default());
-    let deps = RunDeps {
-        llm,
-        store: store.clone(),
-        sink: sink.clone(),
-        clock: Arc::new(SteppingClock::new(START, 1)),
-        ids: Arc::new(SequentialIds::default()),
-        http: None,
-        notices: Vec::new(),
-        gatekeeper: None,
-    };
+    let (deps, store, sink) = crate::runner::deps_with(llm);
     let source = CrewSource { path: None, fingerprint: "test".into() };
     let outcome = tokio::time::timeout(LIMIT, start_run(crew, &source, input, &deps, &CancellationToken::new()))
         .await

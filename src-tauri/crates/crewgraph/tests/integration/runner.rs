@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crewgraph_engine::load::load_str;
 use crewgraph_engine::run::{
-    start_run, CollectingSink, CrewSource, MemoryStore, RunDeps, RunEvent, RunOutcome, RunStore, SequentialIds, SteppingClock,
+    start_run, CollectingSink, CrewSource, LlmClient, MemoryStore, RunDeps, RunEvent, RunOutcome, RunStore, SequentialIds, SteppingClock,
     Timestamp,
 };
 use crewgraph_engine::Crew;
@@ -53,10 +53,15 @@ impl Ran {
 /// Wiring for a run with replies from `script`.
 pub fn deps(script: &str) -> (RunDeps, Arc<MemoryStore>, Arc<CollectingSink>) {
     let script = Script::parse("script.yaml", script).expect("test script parses");
+    deps_with(Arc::new(ScriptedLlm::new(&script)))
+}
+
+/// Wiring for a run whose model is `llm`.
+pub fn deps_with(llm: Arc<dyn LlmClient>) -> (RunDeps, Arc<MemoryStore>, Arc<CollectingSink>) {
     let store = Arc::new(MemoryStore::new());
     let sink = Arc::new(CollectingSink::default());
     let deps = RunDeps {
-        llm: Arc::new(ScriptedLlm::new(&script)),
+        llm,
         store: store.clone(),
         sink: sink.clone(),
         clock: Arc::new(SteppingClock::new(START, 1)),

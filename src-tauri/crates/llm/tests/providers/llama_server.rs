@@ -212,6 +212,31 @@ async fn complete(client: &dyn LlmClient, request: &LlmRequest<'_>) -> Streamed 
     Streamed { result, pieces: pieces.into_inner().unwrap() }
 }
 
+/// A short question gets a text reply, no tool calls, and usage (`usage_from` says
+/// where the provider reports it).
+async fn a_plain_reply_has_text_and_usage(client: &dyn LlmClient, usage_from: &str) {
+    let agent = AgentId::from("writer");
+    let history = [Message::user("What colour is the sky on a clear day?")];
+    let request = LlmRequest::new(&agent, "Answer in one short sentence.", Visible::all(&history));
+    let streamed = complete(client, &request).await;
+    let reply = streamed.reply();
+    assert!(!reply.content.trim().is_empty(), "{reply:?}");
+    assert!(reply.tool_calls.is_empty());
+    let usage = reply.usage.unwrap_or_else(|| panic!("usage ({usage_from})"));
+    assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "{usage:?}");
+}
+
+/// A longer reply streams in several pieces that make up the whole reply.
+async fn the_streamed_pieces_make_up_the_reply(client: &dyn LlmClient) {
+    let agent = AgentId::from("writer");
+    let history = [Message::user("Name three fruits and say something about each.")];
+    let request = LlmRequest::new(&agent, "You are a helpful assistant.", Visible::all(&history));
+    let streamed = complete(client, &request).await;
+    let reply = streamed.reply();
+    assert!(streamed.pieces.len() >= 3, "several pieces: {:?}", streamed.pieces);
+    assert_eq!(streamed.pieces.concat(), reply.content);
+}
+
 /// Asks for a long story and cancels on its first piece: the call must return
 /// `Cancelled` within a second or so of the cancellation.
 async fn cancelled_on_first_piece(client: &dyn LlmClient) {
@@ -315,34 +340,12 @@ fn check_decision(content: &str) {
 
 #[tokio::test]
 async fn openai_a_plain_reply_has_text_and_usage() {
-    let base_url = app_server();
-    bounded(async {
-        let agent = AgentId::from("writer");
-        let history = [Message::user("What colour is the sky on a clear day?")];
-        let request = LlmRequest::new(&agent, "Answer in one short sentence.", Visible::all(&history));
-        let streamed = complete(&openai_at(base_url, 48), &request).await;
-        let reply = streamed.reply();
-        assert!(!reply.content.trim().is_empty(), "{reply:?}");
-        assert!(reply.tool_calls.is_empty());
-        let usage = reply.usage.expect("usage, asked for with stream_options.include_usage");
-        assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "{usage:?}");
-    })
-    .await;
+    bounded(a_plain_reply_has_text_and_usage(&openai_at(app_server(), 48), "usage, asked for with stream_options.include_usage")).await;
 }
 
 #[tokio::test]
 async fn openai_the_streamed_pieces_make_up_the_reply() {
-    let base_url = app_server();
-    bounded(async {
-        let agent = AgentId::from("writer");
-        let history = [Message::user("Name three fruits and say something about each.")];
-        let request = LlmRequest::new(&agent, "You are a helpful assistant.", Visible::all(&history));
-        let streamed = complete(&openai_at(base_url, 48), &request).await;
-        let reply = streamed.reply();
-        assert!(streamed.pieces.len() >= 3, "several pieces: {:?}", streamed.pieces);
-        assert_eq!(streamed.pieces.concat(), reply.content);
-    })
-    .await;
+    bounded(the_streamed_pieces_make_up_the_reply(&openai_at(app_server(), 48))).await;
 }
 
 #[tokio::test]
@@ -371,34 +374,12 @@ async fn openai_cancelling_mid_stream_returns_cancelled_at_once() {
 
 #[tokio::test]
 async fn anthropic_a_plain_reply_has_text_and_usage() {
-    let base_url = app_server();
-    bounded(async {
-        let agent = AgentId::from("writer");
-        let history = [Message::user("What colour is the sky on a clear day?")];
-        let request = LlmRequest::new(&agent, "Answer in one short sentence.", Visible::all(&history));
-        let streamed = complete(&anthropic_at(base_url, 48), &request).await;
-        let reply = streamed.reply();
-        assert!(!reply.content.trim().is_empty(), "{reply:?}");
-        assert!(reply.tool_calls.is_empty());
-        let usage = reply.usage.expect("usage from message_start and message_delta");
-        assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "{usage:?}");
-    })
-    .await;
+    bounded(a_plain_reply_has_text_and_usage(&anthropic_at(app_server(), 48), "usage from message_start and message_delta")).await;
 }
 
 #[tokio::test]
 async fn anthropic_the_streamed_pieces_make_up_the_reply() {
-    let base_url = app_server();
-    bounded(async {
-        let agent = AgentId::from("writer");
-        let history = [Message::user("Name three fruits and say something about each.")];
-        let request = LlmRequest::new(&agent, "You are a helpful assistant.", Visible::all(&history));
-        let streamed = complete(&anthropic_at(base_url, 48), &request).await;
-        let reply = streamed.reply();
-        assert!(streamed.pieces.len() >= 3, "several pieces: {:?}", streamed.pieces);
-        assert_eq!(streamed.pieces.concat(), reply.content);
-    })
-    .await;
+    bounded(the_streamed_pieces_make_up_the_reply(&anthropic_at(app_server(), 48))).await;
 }
 
 #[tokio::test]
