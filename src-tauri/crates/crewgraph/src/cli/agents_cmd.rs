@@ -9,16 +9,7 @@ use crewgraph::api::Api;
 use crewgraph_engine::crew::Strategy;
 
 use super::store::{open_api, open_existing};
-
-fn block_on<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
-    Ok(runtime.block_on(future))
-}
-
-fn fail(error: impl std::fmt::Display) -> ExitCode {
-    eprintln!("crewgraph: {error}");
-    ExitCode::FAILURE
-}
+use super::{block_on, fail};
 
 /// Prints `{"chosen", "candidates", "tokens"}` for `query` on the crew at `crew`.
 pub fn route(crew: &Path, query: &str, requested: Option<&str>, db: Option<&Path>) -> ExitCode {

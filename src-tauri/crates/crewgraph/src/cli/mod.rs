@@ -294,6 +294,19 @@ Examples:
   echo '[{\"signal\":\"[END]\",\"content\":\"[END]\"}]' | crewgraph match --json
                                                             prints: [{\"matched\":true,\"level\":\"exact\"}]";
 
+/// Runs `future` to its end on a runtime of the calling thread (commands that make
+/// a few API calls and return).
+fn block_on<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
+    Ok(runtime.block_on(future))
+}
+
+/// Says what went wrong on stderr; exit status 1.
+fn fail(error: impl std::fmt::Display) -> ExitCode {
+    eprintln!("crewgraph: {error}");
+    ExitCode::FAILURE
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {

@@ -12,6 +12,7 @@ use crewgraph_llm::keys::{self, Secret};
 use crewgraph_llm::settings::{ModelConfig, Provider};
 
 use super::store::open_api;
+use super::{block_on, fail};
 
 /// What `models add` is given.
 pub struct NewModel {
@@ -25,14 +26,7 @@ pub struct NewModel {
 }
 
 fn with_api(db: Option<&Path>, go: impl AsyncFnOnce(Api) -> Result<ExitCode, String>) -> ExitCode {
-    let outcome = open_api(db).and_then(|api| {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
-        runtime.block_on(go(api))
-    });
-    outcome.unwrap_or_else(|error| {
-        eprintln!("crewgraph: {error}");
-        ExitCode::FAILURE
-    })
+    open_api(db).and_then(|api| block_on(go(api))?).unwrap_or_else(fail)
 }
 
 /// Lists every model with whether it answers; exits 1 when the default does not.
@@ -104,23 +98,18 @@ pub fn set_default(db: Option<&Path>, name: &str) -> ExitCode {
 pub fn set_key(name: &str) -> ExitCode {
     let mut text = String::new();
     if let Err(error) = std::io::stdin().read_to_string(&mut text) {
-        eprintln!("crewgraph: cannot read the key from stdin: {error}");
-        return ExitCode::FAILURE;
+        return fail(format!("cannot read the key from stdin: {error}"));
     }
     let text = text.trim();
     if text.is_empty() {
-        eprintln!("crewgraph: no key on stdin (pipe it in: crewgraph keys set {name} < key.txt)");
-        return ExitCode::FAILURE;
+        return fail(format!("no key on stdin (pipe it in: crewgraph keys set {name} < key.txt)"));
     }
     match keys::store(name, &Secret::new(text)) {
         Ok(()) => {
             println!("stored the key '{name}' in the keyring");
             ExitCode::SUCCESS
         }
-        Err(error) => {
-            eprintln!("crewgraph: {error}");
-            ExitCode::FAILURE
-        }
+        Err(error) => fail(error),
     }
 }
 
@@ -135,10 +124,7 @@ pub fn remove_key(name: &str) -> ExitCode {
             println!("the keyring holds no key '{name}'");
             ExitCode::SUCCESS
         }
-        Err(error) => {
-            eprintln!("crewgraph: {error}");
-            ExitCode::FAILURE
-        }
+        Err(error) => fail(error),
     }
 }
 

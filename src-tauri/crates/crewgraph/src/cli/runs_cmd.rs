@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use crewgraph_engine::RunId;
 
+use super::block_on;
 use super::store::open_existing;
 use super::transcript::Printer;
 
@@ -74,6 +75,5 @@ where
     Fut: std::future::Future<Output = Result<T, crewgraph::api::ApiError>>,
 {
     let Some(api) = open_existing(db)? else { return Ok(None) };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-    runtime.block_on(go(api)).map(Some).map_err(|e| e.to_string())
+    block_on(go(api))?.map(Some).map_err(|e| e.to_string())
 }
