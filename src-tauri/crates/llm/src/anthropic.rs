@@ -6,10 +6,10 @@
 use async_trait::async_trait;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink, ToolCall, Usage};
 use reqwest::header::{HeaderMap, HeaderValue};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::chat::{conversation, Turn};
+use crate::chat::{conversation, tool_arguments, Turn};
 use crate::http::{provider_message, Limits, Transport};
 use crate::keys::Secret;
 use crate::openai::short;
@@ -220,12 +220,8 @@ impl Reply {
         let mut answer = None;
         for (index, block) in self.blocks.into_iter().enumerate() {
             let Block::ToolUse { id, name, input } = block else { continue };
-            let arguments = if input.trim().is_empty() {
-                Value::Object(Map::new())
-            } else {
-                serde_json::from_str(&input)
-                    .map_err(|e| transport.error(format!("the input of the call of {name} is not JSON ({e}): {}", short(&input))))?
-            };
+            let arguments = tool_arguments(&input)
+                .map_err(|e| transport.error(format!("the input of the call of {name} is not JSON ({e}): {}", short(&input))))?;
             if Some(name.as_str()) == structured {
                 answer = Some(arguments.to_string());
                 continue;

@@ -53,6 +53,15 @@ pub fn conversation(request: &LlmRequest<'_>) -> Vec<Turn> {
     turns
 }
 
+/// A tool call's arguments as a model streamed them: JSON text, where nothing at
+/// all means no arguments (`{}`).
+pub fn tool_arguments(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    if text.trim().is_empty() {
+        return Ok(serde_json::Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(text)
+}
+
 fn push_user(turns: &mut Vec<Turn>, text: String) {
     match turns.last_mut() {
         Some(Turn::User(previous)) => {

@@ -6,10 +6,10 @@
 use async_trait::async_trait;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink, ToolCall, Usage};
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::chat::{conversation, Turn};
+use crate::chat::{conversation, tool_arguments, Turn};
 use crate::http::{provider_message, Limits, Transport};
 use crate::keys::Secret;
 
@@ -210,12 +210,8 @@ impl Reply {
             if name.is_empty() {
                 return Err(transport.error(format!("tool call {index} came without a name")));
             }
-            let arguments = if arguments.trim().is_empty() {
-                Value::Object(Map::new())
-            } else {
-                serde_json::from_str(&arguments)
-                    .map_err(|e| transport.error(format!("the arguments of the call of {name} are not JSON ({e}): {}", short(&arguments))))?
-            };
+            let arguments = tool_arguments(&arguments)
+                .map_err(|e| transport.error(format!("the arguments of the call of {name} are not JSON ({e}): {}", short(&arguments))))?;
             let id = if id.is_empty() { format!("call_{index}") } else { id };
             tool_calls.push(ToolCall { id, name, arguments });
         }
