@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::crew::{Crew, CrewLayout};
 use crate::diagnostic::{Diagnostic, Problem, Subject};
-use crate::file::{AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
+use crate::file::{spec, AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
 use crate::report::Report;
 use crate::validate::{is_valid_agent_id, validate, LoadedAgent};
 
@@ -82,8 +82,20 @@ pub fn load_path_with(path: &Path, runtime: &[RuntimeAgentText]) -> Loaded {
     let mut report = Report::new();
     let mut files = Vec::new();
     let shown = path.display().to_string();
-    let crew = load_from_disk(path, &shown, runtime, &mut report, &mut files);
+    let crew = load_from_disk(path, &shown, runtime, &mut report, &mut files, None);
     Loaded { crew, diagnostics: report.finish(), files }
+}
+
+/// Loads a crew file or directory for editing: the crew as [`load_path`] loads it,
+/// and its file model as an editor holds it ([`spec::to_spec`], agent files written
+/// in place) — None when the file could not be read as a crew at all.
+pub fn load_spec(path: &Path) -> (Loaded, Option<serde_json::Value>) {
+    let mut report = Report::new();
+    let mut files = Vec::new();
+    let mut spec = None;
+    let shown = path.display().to_string();
+    let crew = load_from_disk(path, &shown, &[], &mut report, &mut files, Some(&mut spec));
+    (Loaded { crew, diagnostics: report.finish(), files }, spec)
 }
 
 /// Loads a self-contained crew from text; `name` is used in locations. Agent ids
@@ -110,7 +122,14 @@ pub fn parse_yaml<T: DeserializeOwned + Serialize>(name: &str, text: &str) -> (O
     (value, report.finish())
 }
 
-fn load_from_disk(path: &Path, shown: &str, runtime: &[RuntimeAgentText], report: &mut Report, files: &mut Vec<PathBuf>) -> Option<Crew> {
+fn load_from_disk(
+    path: &Path,
+    shown: &str,
+    runtime: &[RuntimeAgentText],
+    report: &mut Report,
+    files: &mut Vec<PathBuf>,
+    spec: Option<&mut Option<serde_json::Value>>,
+) -> Option<Crew> {
     let metadata = match fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -140,6 +159,10 @@ fn load_from_disk(path: &Path, shown: &str, runtime: &[RuntimeAgentText], report
     let uses_files = crew_file.agents.iter().any(|a| matches!(**a, AgentEntry::Reference(_)));
     let layout = if uses_files { CrewLayout::Directory } else { CrewLayout::File };
     let mut agents = resolve_agents(&crew_file, Some((&base, &base_shown)), report, files);
+    if let Some(spec) = spec {
+        let written: Vec<&AgentFile> = agents.iter().map(|a| &a.file).collect();
+        *spec = Some(spec::to_spec(&crew_file, &written));
+    }
     for agent in runtime {
         let source = report.add_file(agent.name.clone());
         let Some(node) = parse_text(source, &agent.yaml, report) else { continue };

@@ -12,6 +12,8 @@
 //! [`crate::load`] reads files into these types; [`crate::validate`] turns them into
 //! a [`crate::crew::Crew`].
 
+pub mod spec;
+
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -19,20 +21,29 @@ use marked_yaml::Spanned;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// A whole crew file (or a crew directory's `crew.yaml`).
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "CrewSpec", optional_fields)]
 pub struct CrewFile {
+    #[ts(as = "Option<String>")]
     pub version: Option<Spanned<String>>,
+    #[ts(as = "Option<String>")]
     pub name: Option<Spanned<String>>,
     pub description: Option<String>,
+    #[ts(as = "Option<String>")]
     pub entry_point: Option<Spanned<String>>,
+    #[ts(as = "Option<u32>")]
     pub max_handoffs: Option<Spanned<u32>>,
+    #[ts(as = "Option<u32>")]
     pub max_tool_rounds: Option<Spanned<u32>>,
     /// Inline agents, or (crew directories) the ids of agent files.
     #[serde(default)]
+    #[ts(as = "Vec<AgentFile>")]
     pub agents: Vec<Spanned<AgentEntry>>,
     /// Present = a strict registry (even when empty).
+    #[ts(as = "Option<Vec<SignalFile>>")]
     pub signals: Option<Vec<Spanned<SignalFile>>>,
     pub routing: Option<RoutingFile>,
     pub settings: Option<SettingsFile>,
@@ -49,8 +60,10 @@ pub enum AgentEntry {
 }
 
 /// One agent, inline or in its own file.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "AgentSpec", optional_fields)]
 pub struct AgentFile {
+    #[ts(as = "Option<String>")]
     pub id: Option<Spanned<String>>,
     pub name: Option<String>,
     pub role: Option<String>,
@@ -58,6 +71,7 @@ pub struct AgentFile {
     pub objective: Option<String>,
     pub backstory: Option<String>,
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub tags: Vec<String>,
     pub system_prompt: Option<String>,
     /// A named model (`default`, `fast`) or `provider/model`; the Go engine's plain model name.
@@ -68,19 +82,24 @@ pub struct AgentFile {
     pub provider_url: Option<String>,
     pub primary: Option<ModelFile>,
     pub backup: Option<ModelFile>,
+    #[ts(as = "Option<f64>")]
     pub temperature: Option<Spanned<f64>>,
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub tools: Vec<Spanned<String>>,
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub handoff_targets: Vec<Spanned<String>>,
     pub is_terminal: Option<bool>,
     pub wait_for_signal: Option<bool>,
     /// The most of the history (in estimated tokens) this agent is shown.
+    #[ts(as = "Option<u32>")]
     pub context_budget: Option<Spanned<u32>>,
 }
 
 /// The Go engine's `primary:` / `backup:` model block.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "AgentModelSpec", optional_fields)]
 pub struct ModelFile {
     pub model: Option<String>,
     pub provider: Option<String>,
@@ -88,35 +107,51 @@ pub struct ModelFile {
 }
 
 /// One entry of the crew's `signals:` registry.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "SignalSpec", optional_fields)]
 pub struct SignalFile {
+    #[ts(as = "Option<String>")]
     pub name: Option<Spanned<String>>,
+    #[ts(as = "Option<String>")]
     pub pattern: Option<Spanned<String>>,
+    #[ts(as = "Option<String>")]
     pub behavior: Option<Spanned<String>>,
     pub description: Option<String>,
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub allowed_agents: Vec<Spanned<String>>,
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub valid_targets: Vec<Spanned<String>>,
     pub priority: Option<i32>,
     pub deprecated: Option<String>,
 }
 
 /// The `routing:` section.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "RoutingSpec", optional_fields)]
 pub struct RoutingFile {
+    #[ts(as = "Option<String>")]
     pub strategy: Option<Spanned<String>>,
     /// Rules per emitting agent, in file order.
+    #[ts(as = "Option<std::collections::BTreeMap<String, Vec<RuleFile>>>")]
     pub signals: Option<Entries<Spanned<String>, Vec<Spanned<RuleFile>>>>,
     /// Go engine: a fallback target per agent (added to its handoff targets).
+    #[ts(as = "Option<std::collections::BTreeMap<String, String>>")]
     pub defaults: Option<Entries<Spanned<String>, Spanned<String>>>,
+    #[ts(as = "Option<std::collections::BTreeMap<String, BehaviorFile>>")]
     pub agent_behaviors: Option<Entries<Spanned<String>, BehaviorFile>>,
+    #[ts(as = "Option<std::collections::BTreeMap<String, GroupFile>>")]
     pub parallel_groups: Option<Entries<Spanned<String>, GroupFile>>,
+    #[ts(as = "Option<String>")]
     pub on_no_signal: Option<Spanned<String>>,
+    #[ts(as = "Option<String>")]
     pub on_loop: Option<Spanned<String>>,
     /// Scoring: the agent that writes the final answer.
+    #[ts(as = "Option<String>")]
     pub finalizer: Option<Spanned<String>>,
     /// LLM and gatekeeper routing: the most routing decisions a run makes.
+    #[ts(as = "Option<u32>")]
     pub max_iterations: Option<Spanned<u32>>,
     /// LLM routing: the router model.
     pub router: Option<RouterFile>,
@@ -125,10 +160,13 @@ pub struct RoutingFile {
 }
 
 /// One routing rule: when `signal` matches, go to `target`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "RuleSpec", optional_fields)]
 pub struct RuleFile {
+    #[ts(as = "Option<String>")]
     pub signal: Option<Spanned<String>>,
     /// One target, a list (broadcast), or empty / `null` (terminate, pause).
+    #[ts(optional, type = "string | Array<string> | null")]
     pub target: Option<Spanned<Targets>>,
     pub description: Option<String>,
 }
@@ -146,7 +184,8 @@ pub enum Targets {
 }
 
 /// `routing.agent_behaviors.<agent>`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "BehaviorSpec", optional_fields)]
 pub struct BehaviorFile {
     pub wait_for_signal: Option<bool>,
     pub is_terminal: Option<bool>,
@@ -156,30 +195,40 @@ pub struct BehaviorFile {
 }
 
 /// `routing.parallel_groups.<group>`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "GroupSpec", optional_fields)]
 pub struct GroupFile {
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub agents: Vec<Spanned<String>>,
     /// `30s`, `2m`, or a number of seconds.
+    #[ts(as = "Option<String>")]
     pub timeout: Option<Spanned<String>>,
     /// Go engine spelling of the timeout.
+    #[ts(as = "Option<String>")]
     pub timeout_seconds: Option<Spanned<String>>,
     pub wait_for_all: Option<bool>,
+    #[ts(as = "Option<String>")]
     pub next_agent: Option<Spanned<String>>,
     pub description: Option<String>,
 }
 
 /// `routing.router` (the `llm` strategy).
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "RouterSpec", optional_fields)]
 pub struct RouterFile {
     pub model: Option<String>,
+    #[ts(as = "Option<f64>")]
     pub temperature: Option<Spanned<f64>>,
 }
 
 /// `routing.gatekeeper` (the `gatekeeper` strategy).
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "GatekeeperSpec", optional_fields)]
 pub struct GatekeeperFile {
+    #[ts(as = "Option<String>")]
     pub url: Option<Spanned<String>>,
+    #[ts(as = "Option<String>")]
     pub timeout: Option<Spanned<String>>,
     pub retries: Option<u32>,
     /// The name of the keyring entry / environment variable holding the bearer token.
@@ -187,15 +236,22 @@ pub struct GatekeeperFile {
 }
 
 /// The Go engine's `settings:` block (also accepted in self-contained files).
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "SettingsSpec", optional_fields)]
 pub struct SettingsFile {
+    #[ts(as = "Option<u32>")]
     pub max_handoffs: Option<Spanned<u32>>,
+    #[ts(as = "Option<u32>")]
     pub max_rounds: Option<Spanned<u32>>,
+    #[ts(as = "Option<u32>")]
     pub max_tool_rounds: Option<Spanned<u32>>,
+    #[ts(as = "Option<u32>")]
     pub timeout_seconds: Option<Spanned<u64>>,
+    #[ts(as = "Option<u32>")]
     pub parallel_timeout_seconds: Option<Spanned<u64>>,
     pub language: Option<String>,
     /// The most of the history (in estimated tokens) an agent is shown.
+    #[ts(as = "Option<u32>")]
     pub max_context_window: Option<Spanned<u32>>,
 }
 
@@ -245,24 +301,30 @@ pub const GO_ENGINE_AGENT_KEYS: &[&str] = &["cost_limits"];
 
 /// The top-level `tools:` section: the built-in `http_get`'s allow-list, and MCP
 /// servers whose tools agents may use.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "ToolsSpec", optional_fields)]
 pub struct ToolsFile {
     pub http_get: Option<HttpGetFile>,
+    #[ts(as = "Option<std::collections::BTreeMap<String, ServerFile>>")]
     pub servers: Option<Entries<Spanned<String>, ServerFile>>,
 }
 
 /// `tools.http_get`: the hosts `http_get` may reach.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "HttpGetSpec", optional_fields)]
 pub struct HttpGetFile {
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub allow: Vec<String>,
 }
 
 /// One MCP server: the command that starts it.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, TS)]
+#[ts(export, rename = "ServerSpec", optional_fields)]
 pub struct ServerFile {
     pub command: Option<String>,
     #[serde(default)]
+    #[ts(as = "Option<Vec<String>>")]
     pub args: Vec<String>,
 }
 

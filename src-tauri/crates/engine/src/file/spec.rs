@@ -1,0 +1,169 @@
+//! A crew as an editor holds it: the file model ([`CrewFile`]) as JSON, with every
+//! agent written out in place and empty values left out (`CrewSpec` in TypeScript),
+//! and the way back to YAML text — one self-contained file, or a Go-engine crew
+//! directory's `crew.yaml` plus one `agents/<id>.yaml` per agent.
+//!
+//! The editor changes the JSON; the engine checks it by loading the YAML it turns
+//! into ([`crate::load::load_str`]), so an edit is validated by the same code as a
+//! file on disk, and what is saved is exactly what was checked. Keys keep the order
+//! they arrive in, so a file saved without edits reads as it did.
+//!
+//! ```
+//! use crewgraph_engine::file::spec;
+//! let spec = serde_json::json!({"name": "Solo", "entry_point": "a", "agents": [{"id": "a", "tags": [], "is_terminal": true}]});
+//! assert_eq!(spec::to_yaml(&spec).unwrap(), "name: Solo\nentry_point: a\nagents:\n- id: a\n  is_terminal: true\n");
+//! ```
+
+use serde_json::{Map, Value};
+
+use super::{AgentFile, CrewFile};
+use crate::validate::is_valid_agent_id;
+
+/// Why a crew could not be turned into YAML.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("a crew must be a mapping of keys (name, agents, …), not {found}")]
+    NotAMapping { found: &'static str },
+    #[error("agent number {index} has no usable id, so it cannot get a file of its own in agents/")]
+    AgentWithoutId { index: usize },
+    #[error("two agents have the id '{id}', so they cannot each get a file in agents/")]
+    DuplicateAgentFile { id: String },
+    #[error("the crew could not be written as YAML: {0}")]
+    Yaml(String),
+}
+
+/// The crew file and its agents (for a crew directory, those of `agents/`) as the
+/// JSON an editor holds.
+pub fn to_spec(file: &CrewFile, agents: &[&AgentFile]) -> Value {
+    let mut spec = serde_json::to_value(file).unwrap_or_else(|_| Value::Object(Map::new()));
+    let agents = agents.iter().map(|a| serde_json::to_value(a).unwrap_or(Value::Null)).collect();
+    if let Value::Object(map) = &mut spec {
+        map.insert("agents".into(), Value::Array(agents));
+    }
+    prune(&mut spec, true);
+    spec
+}
+
+/// The crew as one self-contained YAML file.
+pub fn to_yaml(spec: &Value) -> Result<String, SpecError> {
+    let mut value = Value::Object(crew_map(spec)?.clone());
+    prune(&mut value, true);
+    yaml(&value)
+}
+
+/// The crew as a Go-engine crew directory: `crew.yaml` listing the agent ids, and
+/// `agents/<id>.yaml` for each agent, as (path inside the directory, text) pairs.
+pub fn to_directory(spec: &Value) -> Result<Vec<(String, String)>, SpecError> {
+    let crew = crew_map(spec)?;
+    let agents = crew.get("agents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let mut files = Vec::with_capacity(agents.len() + 1);
+    let mut ids: Vec<Value> = Vec::with_capacity(agents.len());
+    for (index, agent) in agents.iter().enumerate() {
+        let id = agent.get("id").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+        if id.is_empty() || !is_valid_agent_id(id) {
+            return Err(SpecError::AgentWithoutId { index: index + 1 });
+        }
+        if ids.iter().any(|known| known == id) {
+            return Err(SpecError::DuplicateAgentFile { id: id.to_owned() });
+        }
+        let mut agent = agent.clone();
+        prune(&mut agent, true);
+        files.push((format!("agents/{id}.yaml"), yaml(&agent)?));
+        ids.push(Value::String(id.to_owned()));
+    }
+    // `agents:` keeps its place among the crew's keys.
+    let mut listing: Map<String, Value> = crew.clone();
+    listing.insert("agents".to_owned(), Value::Array(ids));
+    let mut listing = Value::Object(listing);
+    prune(&mut listing, true);
+    files.insert(0, ("crew.yaml".to_owned(), yaml(&listing)?));
+    Ok(files)
+}
+
+fn crew_map(spec: &Value) -> Result<&Map<String, Value>, SpecError> {
+    match spec {
+        Value::Object(map) => Ok(map),
+        Value::Null => Err(SpecError::NotAMapping { found: "nothing" }),
+        Value::Bool(_) => Err(SpecError::NotAMapping { found: "true or false" }),
+        Value::Number(_) => Err(SpecError::NotAMapping { found: "a number" }),
+        Value::String(_) => Err(SpecError::NotAMapping { found: "text" }),
+        Value::Array(_) => Err(SpecError::NotAMapping { found: "a list" }),
+    }
+}
+
+fn yaml(value: &Value) -> Result<String, SpecError> {
+    serde_yaml::to_string(value).map_err(|e| SpecError::Yaml(e.to_string()))
+}
+
+/// Leaves out what says nothing: `null`s everywhere, and empty lists and mappings
+/// below the top level. At the top an empty list stays, because `signals: []` (a
+/// strict registry with no signals of its own) differs from no `signals:` at all.
+fn prune(value: &mut Value, top: bool) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, child| {
+                prune(child, false);
+                match child {
+                    Value::Null => false,
+                    Value::Array(items) => !items.is_empty() || top,
+                    Value::Object(fields) => !fields.is_empty() || top,
+                    _ => true,
+                }
+            });
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| prune(item, false)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::load::load_str;
+
+    #[test]
+    fn nulls_and_empty_lists_are_left_out_but_an_empty_registry_stays() {
+        let spec = json!({"name": "X", "description": null, "signals": [], "agents": [{"id": "a", "tags": [], "tools": null}]});
+        assert_eq!(to_yaml(&spec).unwrap(), "name: X\nsignals: []\nagents:\n- id: a\n");
+    }
+
+    #[test]
+    fn keys_keep_their_order_and_multi_line_prompts_stay_readable() {
+        let spec = json!({"version": "1.0", "name": "Quiz", "entry_point": "t",
+            "agents": [{"id": "t", "system_prompt": "Line one.\nLine two.\n", "is_terminal": true}],
+            "routing": {"signals": {"t": [{"signal": "[END]", "target": ""}]}}});
+        let text = to_yaml(&spec).unwrap();
+        assert!(text.starts_with("version: '1.0'\nname: Quiz\nentry_point: t\n"), "{text}");
+        assert!(text.contains("  system_prompt: |\n    Line one.\n    Line two.\n"), "{text}");
+        assert!(text.contains("    - signal: '[END]'\n      target: ''\n"), "{text}");
+        assert!(load_str("quiz.yaml", &text).is_valid(), "{text}");
+    }
+
+    #[test]
+    fn a_directory_lists_ids_where_the_agents_were() {
+        let spec = json!({"name": "D", "agents": [{"id": "a", "name": "A"}, {"id": "b"}], "entry_point": "a"});
+        let files = to_directory(&spec).unwrap();
+        let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["crew.yaml", "agents/a.yaml", "agents/b.yaml"]);
+        assert_eq!(files[0].1, "name: D\nagents:\n- a\n- b\nentry_point: a\n");
+        assert_eq!(files[1].1, "id: a\nname: A\n");
+    }
+
+    #[test]
+    fn a_directory_refuses_agents_it_cannot_name_files_after() {
+        let blank = json!({"agents": [{"id": "a"}, {"name": "no id"}]});
+        assert_eq!(to_directory(&blank), Err(SpecError::AgentWithoutId { index: 2 }));
+        let escape = json!({"agents": [{"id": "../x"}]});
+        assert_eq!(to_directory(&escape), Err(SpecError::AgentWithoutId { index: 1 }));
+        let twice = json!({"agents": [{"id": "a"}, {"id": "a"}]});
+        assert_eq!(to_directory(&twice), Err(SpecError::DuplicateAgentFile { id: "a".into() }));
+    }
+
+    #[test]
+    fn only_a_mapping_is_a_crew() {
+        assert_eq!(to_yaml(&json!([1])), Err(SpecError::NotAMapping { found: "a list" }));
+        assert_eq!(to_yaml(&Value::Null), Err(SpecError::NotAMapping { found: "nothing" }));
+    }
+}
