@@ -178,6 +178,9 @@ impl Target {
 /// One routing rule of an agent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
+    /// Where the rule is in its agent's list in the file (rules that do not check
+    /// out are left out, so this can differ from the position in [`Crew::rules_of`]).
+    pub index: u32,
     pub signal: SignalName,
     /// The signal's entry in the registry; None when it is not registered (an error).
     pub signal_index: Option<SignalIndex>,

@@ -102,10 +102,10 @@ impl CrewGraph {
     fn add_rules(&mut self, crew: &Crew) {
         for (agent, rules) in &crew.routing.rules {
             let Some(&from) = self.agents.get(agent) else { continue };
-            for (index, rule) in rules.iter().enumerate() {
+            for rule in rules {
                 let edge = GraphEdge::Signal {
                     agent: agent.clone(),
-                    rule: index as u32,
+                    rule: rule.index,
                     signal: rule.signal.clone(),
                     behavior: rule.behavior,
                 };

@@ -226,7 +226,8 @@ impl CrewGraph {
                     behavior: Some(*behavior),
                     description: crew
                         .rules_of(agent.as_str())
-                        .get(*rule as usize)
+                        .iter()
+                        .find(|r| r.index == *rule)
                         .map(|r| r.description.clone())
                         .filter(|d| !d.is_empty()),
                     rule: Some(RuleRef { agent: agent.to_string(), index: *rule }),

@@ -185,6 +185,7 @@ fn check_rule(
         report.at(&span, problem, subject.clone());
     }
     Some(Rule {
+        index: index as u32,
         signal: SignalName::from(name.as_str()),
         signal_index: index_in_registry,
         behavior,

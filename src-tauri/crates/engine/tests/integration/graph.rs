@@ -196,3 +196,17 @@ fn broadcast_listing_a_target_twice_draws_one_edge() {
     let ids: Vec<_> = view.edges.iter().filter(|e| e.signal.as_deref() == Some("[TELL]")).map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["rule:a:0:agent:b"]);
 }
+
+#[test]
+fn an_edge_names_its_rule_by_its_place_in_the_file_even_after_a_broken_one() {
+    let loaded = load(
+        "entry_point: a\nagents:\n  - id: a\n  - id: b\n    is_terminal: true\nrouting:\n  signals:\n    a:\n      - signal: \"[]\"\n        target: b\n      - signal: \"[GO]\"\n        target: b\n",
+    );
+    let crew = loaded.crew.as_ref().expect("a crew");
+    let view = view_of(crew);
+    let rule = view.edges.iter().find(|e| e.kind == EdgeKind::Signal).expect("the [GO] edge");
+    assert_eq!(rule.id, "rule:a:1:agent:b");
+    assert_eq!(rule.rule.as_ref().map(|r| r.index), Some(1));
+    let go = view.targets_of(&Subject::Rule { agent: "a".into(), index: 1 });
+    assert_eq!(go, ["rule:a:1:agent:b"]);
+}
