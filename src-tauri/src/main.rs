@@ -6,6 +6,8 @@
 //!
 //! The window lists the crews of the crews folder: `$CREWGRAPH_CREWS_DIR`, else
 //! `./crews`, else the `crews/` folder of the source tree the binary was built in.
+//! It keeps runs, settings and crew revisions in `$CREWGRAPH_DB`, else the same
+//! database as the CLI (`crewgraph.db` in the data directory).
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -24,7 +26,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let api = crewgraph::api::Api::new(commands::crews_dir());
+    let api = commands::open_api();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(api)
@@ -32,6 +34,15 @@ fn main() -> ExitCode {
             commands::list_crews,
             commands::open_crew,
             commands::crews_folder,
+            commands::edit_crew,
+            commands::check_crew,
+            commands::save_crew,
+            commands::crew_yaml,
+            commands::export_crew,
+            commands::crew_disk,
+            commands::recent_crews,
+            commands::check_signal_name,
+            commands::list_models,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

@@ -14,6 +14,7 @@
 
 mod agents;
 mod crews;
+mod editor;
 mod error;
 mod fetch;
 mod gatekeeper;
@@ -33,6 +34,7 @@ use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, Sys
 use crewgraph_llm::LocalModel;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
+pub use editor::{CheckCrew, CrewStore, EditableCrew, Position, RecentCrew, SaveCrew, SavedCrew, RECENT_CREWS};
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
 pub use gatekeeper::{GatekeeperClient, GatekeeperError};
@@ -54,6 +56,7 @@ pub struct Api {
     http: Option<Arc<dyn HttpFetch>>,
     settings: Option<Arc<dyn SettingsStore>>,
     agents: Option<Arc<dyn AgentStore>>,
+    crew_store: Option<Arc<dyn CrewStore>>,
     /// The local model, one server for every run of this API.
     local: Arc<LocalModel>,
     /// The runs going on in the background of this API (shared by its clones).
@@ -71,6 +74,7 @@ impl Api {
             http: WebFetch::new().ok().map(|f| Arc::new(f) as Arc<dyn HttpFetch>),
             settings: None,
             agents: None,
+            crew_store: None,
             local: Arc::new(LocalModel::new()),
             live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
         }
@@ -79,6 +83,17 @@ impl Api {
     /// Keeps settings (the configured models among them) in `settings`.
     pub fn with_settings(mut self, settings: Arc<dyn SettingsStore>) -> Self {
         self.settings = Some(settings);
+        self
+    }
+
+    /// Keeps everything in one SQLite store: runs, settings, runtime agents, crew revisions.
+    pub fn with_sqlite(self, store: Arc<crewgraph_store::SqliteStore>) -> Self {
+        self.with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone()).with_crew_store(store)
+    }
+
+    /// Keeps a revision of each saved crew in `crews`.
+    pub fn with_crew_store(mut self, crews: Arc<dyn CrewStore>) -> Self {
+        self.crew_store = Some(crews);
         self
     }
 

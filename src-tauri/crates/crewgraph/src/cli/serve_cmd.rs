@@ -45,7 +45,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => return fail(&format!("cannot start: {error}")),
     };
-    let api = Api::new(&args.crews).with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone());
+    let api = Api::new(&args.crews).with_sqlite(store.clone());
     let mut config = ServeConfig::new(args.addr);
     config.token = token;
     if args.ui.is_some() {

@@ -20,7 +20,7 @@ pub fn database_path(db: Option<&Path>) -> Result<PathBuf, String> {
 pub fn open_api(db: Option<&Path>) -> Result<Api, String> {
     let path = database_path(db)?;
     let store = Arc::new(SqliteStore::open(&path).map_err(|e| format!("{e} (database {})", path.display()))?);
-    Ok(Api::new("crews").with_store(store.clone()).with_settings(store.clone()).with_agents(store))
+    Ok(Api::new("crews").with_sqlite(store))
 }
 
 /// The API over the chosen database if it exists: commands that only read

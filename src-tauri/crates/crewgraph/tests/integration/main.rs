@@ -8,6 +8,7 @@
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
 //! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
 //! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`).
+//! Editing (`editor`): the window editor's open, check, save and export through the API.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
 //!
@@ -17,6 +18,7 @@
 mod bad_db;
 mod bad_runs;
 mod crash;
+mod editor;
 mod e2e;
 mod gatekeeper;
 mod help;

@@ -92,7 +92,30 @@ fn crew_map(spec: &Value) -> Result<&Map<String, Value>, SpecError> {
 }
 
 fn yaml(value: &Value) -> Result<String, SpecError> {
-    serde_yaml::to_string(value).map_err(|e| SpecError::Yaml(e.to_string()))
+    let mut value = value.clone();
+    whole_numbers(&mut value);
+    serde_yaml::to_string(&value).map_err(|e| SpecError::Yaml(e.to_string()))
+}
+
+/// Writes the Go engine's `timeout_seconds` (kept as text, as `timeout: 30s` is) as a
+/// number when it is one: the Go engine reads it as an integer, not a string.
+fn whole_numbers(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map.iter_mut() {
+                match child {
+                    Value::String(text) if key == "timeout_seconds" => {
+                        if let Ok(number) = text.trim().parse::<u64>() {
+                            *child = Value::from(number);
+                        }
+                    }
+                    _ => whole_numbers(child),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        _ => {}
+    }
 }
 
 /// Leaves out what says nothing: `null`s everywhere, and empty lists and mappings
