@@ -112,6 +112,21 @@ pub fn load_str(name: &str, text: &str) -> Loaded {
     Loaded { crew, diagnostics: report.finish(), files: Vec::new() }
 }
 
+/// Loads a crew an editor holds ([`spec`]) as [`load_str`] would load its YAML, but
+/// from the tree the JSON stands for ([`spec::to_node`]) instead of from text: the
+/// live check of every edit. Problems carry no line and column (there is no text
+/// yet); `name` names the crew in them. Fails only for JSON that is not a mapping.
+pub fn load_spec_value(name: &str, value: &serde_json::Value) -> Result<Loaded, spec::SpecError> {
+    let node = spec::to_node(value)?;
+    let mut report = Report::new();
+    report.add_file(name.to_owned());
+    let crew = deserialize::<CrewFile>(&node, &mut report, Context::Crew).map(|crew_file| {
+        let agents = resolve_agents(&crew_file, None, &mut report, &mut Vec::new());
+        validate(&crew_file, &agents, CrewLayout::File, &mut report)
+    });
+    Ok(Loaded { crew, diagnostics: report.finish(), files: Vec::new() })
+}
+
 /// Parses YAML text into any serde type with the positions and messages crew files
 /// get: errors, and unknown keys as warnings, each with `file:line:col`. For other
 /// YAML files of Crewgraph's (scripts), so they report problems the same way.

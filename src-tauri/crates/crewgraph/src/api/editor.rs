@@ -2,9 +2,9 @@
 //! `CrewSpec` JSON, the engine's verdict, where its nodes were placed), check an
 //! edited spec, save it, export it as YAML, and the recent crews.
 //!
-//! An edit is checked by the engine's own loader on the YAML the spec turns into
-//! ([`spec::to_yaml`] then [`load_str`]): there is no second validator. Saving writes
-//! that same text, each file atomically (a temporary file renamed over the old one),
+//! An edit is checked by the engine's own loader on the YAML tree the spec stands
+//! for ([`load_spec_value`]): there is no second validator. Saving writes that tree
+//! as text ([`spec::to_yaml`]), each file atomically (a temporary file renamed over the old one),
 //! so a failed save never leaves a half-written crew; a crew directory gets its
 //! `agents/<id>.yaml` files first and `crew.yaml`, the index, last. A crew changed on
 //! disk since it was opened is not overwritten unless the person says so. Each save
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crewgraph_engine::crew::CrewLayout;
 use crewgraph_engine::file::{spec, AgentEntry, CrewFile};
-use crewgraph_engine::load::{load_path, load_spec, load_str, parse_yaml, Loaded, MAX_FILE_SIZE};
+use crewgraph_engine::load::{load_path, load_spec, load_spec_value, parse_yaml, Loaded, MAX_FILE_SIZE};
 use crewgraph_engine::run::StoreError;
 use crewgraph_engine::signal::name::{is_bracket_name, is_pattern_name};
 use crewgraph_engine::validate::is_valid_agent_id;
@@ -136,8 +136,7 @@ impl Api {
     /// The engine's verdict on an edited crew: its graph and every problem.
     pub fn check_crew(&self, check: &CheckCrew) -> Result<CrewDocument, ApiError> {
         let path = check.path.as_deref().map_or_else(|| PathBuf::from("untitled.yaml"), PathBuf::from);
-        let yaml = spec::to_yaml(&check.spec).map_err(invalid)?;
-        let loaded = load_str(&path.display().to_string(), &yaml);
+        let loaded = load_spec_value(&path.display().to_string(), &check.spec).map_err(invalid)?;
         Ok(document(&path, &loaded))
     }
 

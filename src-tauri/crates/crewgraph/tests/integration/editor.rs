@@ -77,6 +77,11 @@ fn every_example_saved_without_edits_means_the_same_and_reopens_with_the_same_sp
         }
         let opened = block_on(api.edit_crew(&copy));
         assert!(opened.document.valid, "{}: {:?}", path.display(), opened.document.problems);
+        // The live check of the unedited spec says what opening the files said.
+        let check = CheckCrew { path: Some(copy.display().to_string()), spec: opened.spec.clone().unwrap() };
+        let mut checked = api.check_crew(&check).unwrap();
+        checked.layout = opened.document.layout;
+        assert_eq!(meaning(&checked), meaning(&opened.document), "{}", path.display());
         let saved = block_on(api.save_crew(&save_of(&opened, &copy))).unwrap();
         assert_eq!(meaning(&saved.document), meaning(&opened.document), "{}", path.display());
         let reopened = block_on(api.edit_crew(&copy));

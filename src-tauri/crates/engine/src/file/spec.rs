@@ -3,10 +3,12 @@
 //! and the way back to YAML text — one self-contained file, or a Go-engine crew
 //! directory's `crew.yaml` plus one `agents/<id>.yaml` per agent.
 //!
-//! The editor changes the JSON; the engine checks it by loading the YAML it turns
-//! into ([`crate::load::load_str`]), so an edit is validated by the same code as a
-//! file on disk, and what is saved is exactly what was checked. Keys keep the order
-//! they arrive in, so a file saved without edits reads as it did.
+//! The editor changes the JSON; the engine checks it with the loader that reads
+//! files ([`crate::load::load_spec_value`] takes the JSON as the YAML tree it stands
+//! for, [`to_node`], without writing and re-reading text, so a check of a thousand
+//! agents stays within a frame), so an edit is validated by the same code as a file
+//! on disk. Keys keep the order they arrive in, so a file saved without edits reads
+//! as it did.
 //!
 //! ```
 //! use crewgraph_engine::file::spec;
@@ -14,6 +16,8 @@
 //! assert_eq!(spec::to_yaml(&spec).unwrap(), "name: Solo\nentry_point: a\nagents:\n- id: a\n  is_terminal: true\n");
 //! ```
 
+use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode, MarkedSequenceNode};
+use marked_yaml::Node;
 use serde_json::{Map, Value};
 
 use super::{AgentFile, CrewFile};
@@ -78,6 +82,28 @@ pub fn to_directory(spec: &Value) -> Result<Vec<(String, String)>, SpecError> {
     prune(&mut listing, true);
     files.insert(0, ("crew.yaml".to_owned(), yaml(&listing)?));
     Ok(files)
+}
+
+/// The crew as the YAML tree its text would parse into (without positions: the text
+/// does not exist), for [`crate::load::load_spec_value`]. Nulls are left out, as in
+/// the text; numbers and booleans become the scalars YAML would hold.
+pub fn to_node(spec: &Value) -> Result<Node, SpecError> {
+    crew_map(spec)?;
+    Ok(node(spec))
+}
+
+fn node(value: &Value) -> Node {
+    match value {
+        Value::Object(map) => {
+            let fields = map.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (MarkedScalarNode::from(k.as_str()), node(v)));
+            Node::Mapping(fields.collect::<MarkedMappingNode>())
+        }
+        Value::Array(items) => Node::Sequence(items.iter().map(node).collect::<MarkedSequenceNode>()),
+        Value::String(text) => Node::Scalar(MarkedScalarNode::from(text.as_str())),
+        Value::Number(number) => Node::Scalar(MarkedScalarNode::from(number.to_string())),
+        Value::Bool(flag) => Node::Scalar(MarkedScalarNode::from(*flag)),
+        Value::Null => Node::Scalar(MarkedScalarNode::from("")),
+    }
 }
 
 fn crew_map(spec: &Value) -> Result<&Map<String, Value>, SpecError> {
@@ -188,5 +214,44 @@ mod tests {
     fn only_a_mapping_is_a_crew() {
         assert_eq!(to_yaml(&json!([1])), Err(SpecError::NotAMapping { found: "a list" }));
         assert_eq!(to_yaml(&Value::Null), Err(SpecError::NotAMapping { found: "nothing" }));
+    }
+}
+
+#[cfg(test)]
+mod tree_tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::load::{load_spec_value, load_str};
+
+    fn messages(loaded: &crate::load::Loaded) -> Vec<String> {
+        loaded.diagnostics.iter().map(|d| d.message.clone()).collect()
+    }
+
+    /// The tree and the text say the same, for good crews and bad ones.
+    #[test]
+    fn the_tree_is_checked_exactly_as_the_text_would_be() {
+        let crews = [
+            json!({"name": "Fine", "entry_point": "a", "max_handoffs": 3,
+                "agents": [{"id": "a", "temperature": 0.5, "tags": ["x"]}, {"id": "b", "is_terminal": true}],
+                "routing": {"signals": {"a": [{"signal": "[GO]", "target": "b"}]}}}),
+            json!({"name": "Broken", "entry_point": "nobody", "max_handoffs": -1, "surprise": true,
+                "agents": [{"id": "a", "temperature": 7}, {"id": "a"}, {"name": "no id"}],
+                "signals": [{"name": "[]"}, {"name": "[A_B]"}, {"name": "[a b]"}],
+                "routing": {"strategy": "telepathy", "signals": {"a": [{"signal": "[NOPE]", "target": "ghost"}]},
+                    "parallel_groups": {"g": {"agents": ["ghost"], "wait_for_all": "perhaps"}}}}),
+        ];
+        for crew in crews {
+            let text = to_yaml(&crew).unwrap();
+            let from_text = load_str("crew.yaml", &text);
+            let from_tree = load_spec_value("crew.yaml", &crew).unwrap();
+            assert_eq!(messages(&from_tree), messages(&from_text), "{text}");
+            assert_eq!(from_tree.is_valid(), from_text.is_valid());
+        }
+    }
+
+    #[test]
+    fn only_a_mapping_is_checked() {
+        assert_eq!(load_spec_value("x", &json!("text")).err(), Some(SpecError::NotAMapping { found: "text" }));
     }
 }

@@ -3,12 +3,12 @@
 //! while loading.) Routes are only drawn by rules under the `signals` strategy, so
 //! the two route warnings apply there only.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use marked_yaml::Span;
 
 use super::LoadedAgent;
-use crate::crew::{Crew, Strategy, Target, BUILTIN_TOOLS};
+use crate::crew::{Agent, Crew, Rule, Strategy, Target, BUILTIN_TOOLS};
 use crate::diagnostic::{Problem, Subject};
 use crate::report::Report;
 use crate::signal::Behavior;
@@ -34,8 +34,12 @@ fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report
     let mut turns: HashSet<&str> = HashSet::new();
     let mut members: HashSet<&str> = HashSet::new();
     let mut holders: HashSet<&str> = HashSet::new();
+    // Looked up once per agent and rule: indexed, so a crew of thousands stays fast.
+    let agents: HashMap<&str, &Agent> = crew.agents.iter().map(|a| (a.id.as_str(), a)).collect();
+    let rules: HashMap<&str, &[Rule]> = crew.routing.rules.iter().map(|(id, rules)| (id.as_str(), rules.as_slice())).collect();
+    let rules_of = |id: &str| rules.get(id).copied().unwrap_or_default();
     let mut queue = Vec::new();
-    if crew.agent(crew.entry_point.as_str()).is_some() {
+    if agents.contains_key(crew.entry_point.as_str()) {
         queue.push((crew.entry_point.as_str(), true));
     }
     while let Some((current, holds)) = queue.pop() {
@@ -45,9 +49,9 @@ fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report
         if !turns.insert(current) {
             continue;
         }
-        let Some(agent) = crew.agent(current) else { continue };
+        let Some(agent) = agents.get(current) else { continue };
         let mut next: Vec<(&str, bool)> = agent.handoff_targets.iter().map(|t| (t.as_str(), true)).collect();
-        for rule in crew.rules_of(current) {
+        for rule in rules_of(current) {
             for target in &rule.targets {
                 match target {
                     Target::Agent(id) => next.push((id.as_str(), rule.behavior != Behavior::Broadcast)),
@@ -75,7 +79,7 @@ fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report
         let has_exit = agent.is_terminal
             || agent.wait_for_signal
             || !agent.handoff_targets.is_empty()
-            || crew.rules_of(id).iter().any(|rule| {
+            || rules_of(id).iter().any(|rule| {
                 !rule.targets.is_empty() || matches!(rule.behavior, Behavior::Terminate | Behavior::Pause)
             });
         if !has_exit && !passes_on {
@@ -96,8 +100,9 @@ fn warn_tools(crew: &Crew, loaded: &[LoadedAgent], report: &mut Report) {
                         .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('/'))
             })
     };
+    let by_id = super::loaded_by_id(loaded);
     for agent in &crew.agents {
-        let Some(item) = super::loaded_for(loaded, agent.id.as_str()) else { continue };
+        let Some(item) = by_id.get(agent.id.as_str()) else { continue };
         for tool in &item.file.tools {
             if !known(tool.as_str()) {
                 let problem = Problem::UnknownTool { agent: agent.id.to_string(), tool: tool.to_string() };

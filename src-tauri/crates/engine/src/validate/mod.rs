@@ -15,7 +15,7 @@ mod lint;
 mod rules;
 mod signals;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use marked_yaml::{Span, Spanned};
@@ -133,6 +133,7 @@ pub fn is_valid_agent_id(id: &str) -> bool {
 fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec<Span>) {
     let mut agents: Vec<Agent> = Vec::new();
     let mut spans = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(loaded.len());
     for (index, item) in loaded.iter().enumerate() {
         let file = &item.file;
         // A crew directory lists the id; an inline agent carries it.
@@ -146,7 +147,7 @@ fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec
             continue;
         }
         let subject = Subject::Agent { agent: id_text.to_owned() };
-        if agents.iter().any(|a| a.id == id_text) {
+        if !seen.insert(id_text) {
             report.at(id.span(), Problem::DuplicateAgent { agent: id_text.to_owned() }, subject);
             continue;
         }
@@ -192,9 +193,15 @@ fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec
     (agents, spans)
 }
 
-/// The loaded agent that became the agent `id` (the first with that id).
-fn loaded_for<'a>(loaded: &'a [LoadedAgent], id: &str) -> Option<&'a LoadedAgent> {
-    loaded.iter().find(|l| l.listed_id.as_ref().or(l.file.id.as_ref()).is_some_and(|listed| listed.trim() == id))
+/// The loaded agent that became each agent (the first with its id), by id.
+fn loaded_by_id(loaded: &[LoadedAgent]) -> HashMap<&str, &LoadedAgent> {
+    let mut by_id = HashMap::with_capacity(loaded.len());
+    for item in loaded {
+        if let Some(id) = item.listed_id.as_ref().or(item.file.id.as_ref()) {
+            by_id.entry(id.trim()).or_insert(item);
+        }
+    }
+    by_id
 }
 
 fn model_spec(file: &ModelFile) -> ModelSpec {
@@ -202,8 +209,9 @@ fn model_spec(file: &ModelFile) -> ModelSpec {
 }
 
 fn resolve_handoff_targets(loaded: &[LoadedAgent], agents: &mut [Agent], known: &HashSet<String>, report: &mut Report) {
+    let by_id = loaded_by_id(loaded);
     for agent in agents.iter_mut() {
-        let Some(item) = loaded_for(loaded, agent.id.as_str()) else { continue };
+        let Some(item) = by_id.get(agent.id.as_str()) else { continue };
         for target in &item.file.handoff_targets {
             let subject = Subject::Handoff { agent: agent.id.to_string(), target: target.to_string() };
             if known.contains(target.as_str()) {
