@@ -81,6 +81,7 @@ bench:
 	cargo bench -p crewgraph-engine --bench scoring
 	cargo bench -p crewgraph-store
 	cargo bench -p crewgraph --bench handoff
+	cargo bench -p crewgraph --bench editor
 	cargo bench -p crewgraph --bench load
 	cargo bench -p crewgraph --bench serve
 	@scripts/setup-local-model.sh

@@ -121,3 +121,9 @@ pub async fn check_signal_name(api: State<'_, Api>, name: String) -> Result<Opti
 pub async fn list_models(api: State<'_, Api>) -> Result<Vec<ModelView>, ApiError> {
     api.list_models(false).await
 }
+
+/// What the engine tells an agent about its signals, for the agent form.
+#[tauri::command]
+pub async fn agent_instructions(api: State<'_, Api>, spec: serde_json::Value, agent: String) -> Result<Option<String>, ApiError> {
+    api.agent_instructions(&spec, &agent)
+}

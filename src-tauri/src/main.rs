@@ -43,6 +43,7 @@ fn main() -> ExitCode {
             commands::recent_crews,
             commands::check_signal_name,
             commands::list_models,
+            commands::agent_instructions,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use crewgraph_engine::crew::CrewLayout;
 use crewgraph_engine::file::{spec, AgentEntry, CrewFile};
 use crewgraph_engine::load::{load_path, load_spec, load_spec_value, parse_yaml, Loaded, MAX_FILE_SIZE};
+use crewgraph_engine::run::prompt::signal_instructions;
 use crewgraph_engine::run::StoreError;
 use crewgraph_engine::signal::name::{is_bracket_name, is_pattern_name};
 use crewgraph_engine::validate::is_valid_agent_id;
@@ -138,6 +139,14 @@ impl Api {
         let path = check.path.as_deref().map_or_else(|| PathBuf::from("untitled.yaml"), PathBuf::from);
         let loaded = load_spec_value(&path.display().to_string(), &check.spec).map_err(invalid)?;
         Ok(document(&path, &loaded))
+    }
+
+    /// What the engine appends to `agent`'s prompt about its signals in the edited
+    /// crew (None: nothing — no rules, or a strategy that keeps agents blind to
+    /// routing), so the agent form can show the whole prompt the model will get.
+    pub fn agent_instructions(&self, spec: &Value, agent: &str) -> Result<Option<String>, ApiError> {
+        let loaded = load_spec_value("crew", spec).map_err(invalid)?;
+        Ok(loaded.crew.as_ref().and_then(|crew| signal_instructions(crew, agent)))
     }
 
     /// The edited crew as the YAML of one self-contained file (Export).

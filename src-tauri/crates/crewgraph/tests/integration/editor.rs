@@ -251,3 +251,14 @@ fn signal_names_are_checked_as_they_are_typed() {
     }
     assert!(api.check_signal_name("  ").unwrap().contains("needs a name"));
 }
+
+#[test]
+fn the_agent_form_shows_what_the_engine_appends_about_signals() {
+    let (api, _) = api(tempfile::tempdir().unwrap().path());
+    let spec = json!({"name": "Two", "entry_point": "a",
+        "agents": [{"id": "a"}, {"id": "b", "is_terminal": true}],
+        "routing": {"signals": {"a": [{"signal": "[GO]", "target": "b", "description": "the work is ready"}]}}});
+    let text = api.agent_instructions(&spec, "a").unwrap().expect("instructions for a");
+    assert!(text.contains("[GO]"), "{text}");
+    assert_eq!(api.agent_instructions(&spec, "b").unwrap(), None);
+}
