@@ -14,11 +14,17 @@ rm -rf "$out" && mkdir -p "$out"
 crews=$(mktemp -d)
 cp -r "$root/crews/." "$crews/"
 cp "$root/tests/e2e/fixtures/broken-crew.yaml" "$crews/"
+# An empty crew for the editor test to build on, and (outside the crews folder, so
+# the start view does not draw it) a generated crew of 1,000 agents and 3,000 edges
+# for the canvas's frame-rate figures.
+printf 'version: "1.0"\nname: Lab\nagents: []\n' >"$crews/lab.yaml"
+big=$(mktemp -d)
+node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$crews"
+  rm -rf "$crews" "$big"
 }
 trap cleanup EXIT
 
@@ -28,9 +34,9 @@ for _ in $(seq 100); do [ -s "$out/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(cat "$out/display")"
 
 port=$(( 20000 + RANDOM % 20000 ))
-CREWGRAPH_CREWS_DIR="$crews" "$driver" --port "$port" --native-port $(( port + 1 )) >"$out/tauri-driver.log" 2>&1 &
+CREWGRAPH_CREWS_DIR="$crews" CREWGRAPH_DB="$big/crewgraph.db" "$driver" --port "$port" --native-port $(( port + 1 )) >"$out/tauri-driver.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
-CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" \
-  node --test --test-concurrency=1 "$root/tests/e2e/window.test.mjs"
+CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
+  node --test --test-concurrency=1 "$root/tests/e2e/window.test.mjs" "$root/tests/e2e/editor.test.mjs"

@@ -61,6 +61,69 @@ export class Session {
     await this.call("POST", `/element/${element}/click`, {});
   }
 
+  /** Types `text` into the element matching `css` (after clearing it when `clear`). */
+  async type(css, text, { clear = true } = {}) {
+    const [element] = await this.until(`a field at '${css}'`, async () => {
+      const found = await this.find(css);
+      return found.length ? found : null;
+    });
+    if (clear) await this.call("POST", `/element/${element}/clear`, {});
+    await this.call("POST", `/element/${element}/value`, { text });
+  }
+
+  /** Presses and holds the mouse on the centre of `fromCss`, moves it in steps to
+   * the centre of `toCss` (or by `{x, y}` from the start) and lets go: a real drag. */
+  async drag(fromCss, to) {
+    const [from] = await this.find(fromCss);
+    if (!from) throw new Error(`nothing to drag at '${fromCss}'${await this.evidence()}`);
+    const origin = (id) => ({ [ELEMENT]: id });
+    const steps = [{ type: "pointerMove", duration: 0, origin: origin(from), x: 0, y: 0 }, { type: "pointerDown", button: 0 }];
+    if (typeof to === "string") {
+      const [target] = await this.find(to);
+      if (!target) throw new Error(`nowhere to drop at '${to}'${await this.evidence()}`);
+      steps.push({ type: "pointerMove", duration: 150, origin: origin(from), x: 12, y: 6 });
+      steps.push({ type: "pointerMove", duration: 300, origin: origin(target), x: 4, y: 2 });
+      steps.push({ type: "pointerMove", duration: 100, origin: origin(target), x: 0, y: 0 });
+    } else {
+      steps.push({ type: "pointerMove", duration: 150, origin: "pointer", x: Math.round(to.x / 3), y: Math.round(to.y / 3) });
+      steps.push({ type: "pointerMove", duration: 300, origin: "pointer", x: to.x - Math.round(to.x / 3), y: to.y - Math.round(to.y / 3) });
+    }
+    steps.push({ type: "pointerUp", button: 0 });
+    await this.call("POST", "/actions", { actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: steps }] });
+    await this.call("DELETE", "/actions");
+  }
+
+  /** Clicks the element matching `css` while holding `key` (Control, Shift). */
+  async clickWith(css, key) {
+    const [element] = await this.find(css);
+    if (!element) throw new Error(`nothing to click at '${css}'${await this.evidence()}`);
+    await this.call("POST", "/actions", {
+      actions: [
+        { type: "key", id: "keyboard", actions: [{ type: "keyDown", value: key }, { type: "pause", duration: 0 }, { type: "pause", duration: 0 }, { type: "pause", duration: 0 }, { type: "keyUp", value: key }] },
+        {
+          type: "pointer",
+          id: "mouse",
+          parameters: { pointerType: "mouse" },
+          actions: [
+            { type: "pause", duration: 0 },
+            { type: "pointerMove", duration: 0, origin: { [ELEMENT]: element }, x: 0, y: 0 },
+            { type: "pointerDown", button: 0 },
+            { type: "pointerUp", button: 0 },
+            { type: "pause", duration: 0 },
+          ],
+        },
+      ],
+    });
+    await this.call("DELETE", "/actions");
+  }
+
+  /** Presses keys (WebDriver key codes: "\uE009" is Control) together, then lets go. */
+  async keys(...keys) {
+    const down = keys.map((value) => ({ type: "keyDown", value }));
+    const up = [...keys].reverse().map((value) => ({ type: "keyUp", value }));
+    await this.call("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions: [...down, ...up] }] });
+  }
+
   /** The texts of the elements matching `css` that are visible on screen. */
   texts(css) {
     return this.execute(VISIBLE_TEXTS, [css]);

@@ -54,6 +54,7 @@ test("opening the exam crew draws its agents, its group and its labelled signal 
   await session.waitFor(".react-flow__node-agent .agent-name", { count: 3 });
   const agents = await session.texts(".react-flow__node-agent .agent-name");
   assert.deepEqual([...agents].sort(), ["Reporter", "Student", "Teacher"]);
+  await session.waitFor(".edge-pill", { count: 3 });
   const pills = await session.texts(".edge-pill");
   assert.ok(pills.some((p) => p.includes("[QUESTION]")), `an edge should be labelled [QUESTION]; pills: ${pills}`);
   assert.ok(pills.some((p) => p.includes("[END_EXAM]")), `an edge should be labelled [END_EXAM]; pills: ${pills}`);
@@ -75,10 +76,10 @@ test("clicking a signal pill shows what the signal does", async () => {
   const [pill] = await session.find('.edge-pill[data-edge^="rule:teacher:0"]');
   assert.ok(pill, "the [QUESTION] rule's pill should be on the canvas");
   await session.call("POST", `/element/${pill}/click`, {});
-  await session.until("the signal inspector", async () => (await session.texts(".inspector h2")).some((t) => t.includes("[QUESTION]")));
-  const fields = (await session.texts(".inspector .field-value")).join(" | ");
-  assert.match(fields, /starts a group working side by side/);
-  assert.match(fields, /Teacher → exam_round/);
+  await session.until("the route in the inspector", async () => (await session.texts(".ins h2")).some((t) => t.includes("Teacher → exam_round")));
+  const signal = await session.execute(`return [...document.querySelectorAll(".ins input")].map((i) => i.value)`);
+  assert.ok(signal.includes("[QUESTION]"), `the route's signal is shown for editing; fields: ${signal}`);
+  assert.match((await session.texts(".ins .ins-text")).join(" | "), /starts a group working side by side/);
   await session.screenshot(`${OUT}/03-signal-selected.png`);
 });
 
@@ -102,9 +103,9 @@ test("a broken crew shows its problems on the graph and in the list", async () =
   assert.deepEqual(warned, ["Doer"]);
   // Clicking the problem selects its culprit.
   await session.click(".problem.error button");
-  await session.until("the planner in the inspector", async () => (await session.texts(".inspector h2")).includes("Planner"));
+  await session.until("the planner in the inspector", async () => (await session.texts(".ins h2")).includes("Planner"));
   await new Promise((r) => setTimeout(r, 600)); // the view glides to it
-  const here = (await session.texts(".inspector-problems li")).join("\n");
+  const here = (await session.texts(".ins-problems li")).join("\n");
   assert.match(here, /executor/);
   await session.screenshot(`${OUT}/04-broken.png`);
 });
@@ -121,6 +122,7 @@ test("the scoring crew shows the supervisor's choices and the finalizer", async 
 test("the Go-engine crew folder opens with its parallel group and fallback", async () => {
   await openExample("go-quiz");
   await session.waitFor(".react-flow__node-agent .agent-name", { count: 4 });
+  await session.waitFor(".edge-pill", { count: 3 });
   const pills = await session.texts(".edge-pill");
   assert.ok(pills.includes("otherwise"), `the defaults: entry draws an 'otherwise' edge; pills: ${pills}`);
   assert.deepEqual(await session.texts(".group-name"), ["after_answer"]);
@@ -131,6 +133,7 @@ test("a long chain is laid out so its cards stay readable", async () => {
   await openExample("research-loop.yaml");
   await session.waitFor(".react-flow__node-agent .agent-name", { count: 4 });
   await new Promise((r) => setTimeout(r, 300));
+  await session.screenshot(`${OUT}/07-research-chain.png`);
   // Read at no less than ~70 % of their size: a card's name stays above 9 px.
   const smallest = await session.execute(`
     return Math.min(...[...document.querySelectorAll('.react-flow__node-agent .agent-name')]

@@ -1,18 +1,31 @@
-// The window: the crews sidebar on the left, and the start view or an opened crew.
-import { useCallback, useEffect, useState } from "react";
+// The window: the crews sidebar on the left, and the start view or the crew being
+// edited. The editor store checks every edit through the backend.
+import { useEffect, useState } from "react";
 import { backend } from "./backend";
-import type { CrewDocument } from "./bindings/CrewDocument";
 import type { CrewSummary } from "./bindings/CrewSummary";
-import { CrewView } from "./components/CrewView";
+import { EditorView } from "./components/editor/EditorView";
+import { useFiles } from "./components/editor/useFiles";
 import { ErrorIcon } from "./components/icons";
+import { ProblemsPanel } from "./components/ProblemsPanel";
 import { Sidebar } from "./components/Sidebar";
 import { StartView } from "./components/StartView";
+import { editorStore, useEditor } from "./editor/store";
+
+// Every edit is checked by the engine (never by a second validator here).
+editorStore.getState().setChecker((spec) => backend.checkCrew({ path: editorStore.getState().path ?? undefined, spec }));
 
 export function App() {
   const [crews, setCrews] = useState<CrewSummary[] | null>(null);
   const [folder, setFolder] = useState("");
-  const [doc, setDoc] = useState<CrewDocument | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const files = useFiles();
+  const path = useEditor((s) => s.path);
+
+  // Automation (end-to-end tests, scripts driving the window): open a crew by path,
+  // dropping unsaved edits without asking.
+  useEffect(() => {
+    (window as unknown as { crewgraph: unknown }).crewgraph = { openCrew: (path: string) => files.openPath(path, true) };
+  }, [files.openPath]);
 
   useEffect(() => {
     backend.listCrews().then(setCrews, (e: Error) => {
@@ -22,32 +35,75 @@ export function App() {
     backend.crewsFolder().then(setFolder, () => {});
   }, []);
 
-  const open = useCallback((path: string) => {
-    setError(null);
-    backend.openCrew(path).then(setDoc, (e: Error) => setError(e.message));
-  }, []);
-
-  const pick = useCallback(
-    (kind: "file" | "folder") => {
-      backend.pickCrew(kind).then((path) => path && open(path), (e: Error) => setError(e.message));
-    },
-    [open],
-  );
-
+  const notice = files.notice ?? (error ? { kind: "error" as const, text: error } : null);
   return (
     <div className="app">
-      <Sidebar crews={crews} openPath={doc?.path ?? null} onHome={() => setDoc(null)} onOpen={open} onPick={pick} />
+      <Sidebar
+        crews={crews}
+        openPath={files.open ? path : null}
+        onHome={() => void files.close()}
+        onOpen={(p) => void files.openPath(p)}
+        onPick={(kind) => void files.pick(kind)}
+        onNew={() => void files.newCrew()}
+        onImport={() => void files.importCrew()}
+        recent={files.recent}
+      />
       <main className="main">
-        {error && (
-          <div className="banner error" role="alert">
-            <ErrorIcon size={16} /> <span>{error}</span>
-            <button type="button" onClick={() => setError(null)} aria-label="Dismiss">
+        {notice && (
+          <div className={`banner ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
+            {notice.kind === "error" && <ErrorIcon size={16} />} <span>{notice.text}</span>
+            <button
+              type="button"
+              onClick={() => {
+                files.dismiss();
+                setError(null);
+              }}
+              aria-label="Dismiss"
+            >
               ×
             </button>
           </div>
         )}
-        {doc ? <CrewView key={doc.path} doc={doc} /> : <StartView crews={crews} folder={folder} onOpen={open} onPick={pick} />}
+        {files.changedOnDisk && (
+          <div className="banner warning" role="alert">
+            <span>This crew was changed by another program while you were editing it.</span>
+            <button type="button" onClick={() => void files.reload()}>
+              Show their version
+            </button>
+            <button type="button" onClick={files.dismiss}>
+              Keep mine
+            </button>
+          </div>
+        )}
+        {files.open ? (
+          <EditorView key={files.generation} files={files} />
+        ) : files.unreadable ? (
+          <Unreadable path={files.unreadable.path} text={files.unreadable.text} />
+        ) : (
+          <StartView crews={crews} folder={folder} onOpen={(p) => void files.openPath(p)} onPick={(kind) => void files.pick(kind)} />
+        )}
       </main>
+    </div>
+  );
+}
+
+/** A file that could not be read as a crew: what is wrong, and its text. */
+function Unreadable({ path, text }: { path: string; text: string | null }) {
+  const document = useEditor((s) => s.document);
+  return (
+    <div className="crew-view unreadable">
+      <header className="crew-header">
+        <div className="crew-title">
+          <h1>{path.split("/").filter(Boolean).pop()}</h1>
+          <p>This file could not be read as a crew, so there is nothing to draw yet. Fix the problems below in a text editor, then open it again.</p>
+        </div>
+      </header>
+      <div className="canvas-column">
+        <pre className="crew-text" aria-label="The file's text">
+          {text ?? "(the file could not be read)"}
+        </pre>
+        <ProblemsPanel problems={document?.problems ?? []} onSelect={() => {}} />
+      </div>
     </div>
   );
 }

@@ -1,7 +1,14 @@
 // The one interface the UI talks to. Two transports implement it: Tauri IPC in the
 // window (tauri.ts) and, later, HTTP + server-sent events in a browser.
+import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
+import type { CrewSpec } from "../bindings/CrewSpec";
 import type { CrewSummary } from "../bindings/CrewSummary";
+import type { EditableCrew } from "../bindings/EditableCrew";
+import type { ModelView } from "../bindings/ModelView";
+import type { RecentCrew } from "../bindings/RecentCrew";
+import type { SaveCrew } from "../bindings/SaveCrew";
+import type { SavedCrew } from "../bindings/SavedCrew";
 
 export interface Backend {
   /** The crews of the crews folder, for the start view. */
@@ -12,6 +19,34 @@ export interface Backend {
   crewsFolder(): Promise<string>;
   /** Asks the person for a crew file or folder; null when they cancel. */
   pickCrew(kind: "file" | "folder"): Promise<string | null>;
+  /** Asks the person where to save (a .yaml file); null when they cancel. */
+  pickSavePath(suggested: string, title: string): Promise<string | null>;
+  /** Before the window closes while `isDirty()`, asks `ask()` and closes only on yes.
+   * Returns a function that stops guarding. */
+  guardClose(isDirty: () => boolean, ask: () => Promise<boolean>): () => void;
+  /** Asks a yes/no question in a native dialog. */
+  confirm(message: string, title: string, ok: string, cancel: string): Promise<boolean>;
+
+  /** Opens a crew for editing: its spec, the engine's verdict, saved positions. */
+  editCrew(path: string): Promise<EditableCrew>;
+  /** The engine's verdict on an edited crew (every edit is checked this way). */
+  checkCrew(check: CheckCrew): Promise<CrewDocument>;
+  /** Saves an edited crew (refused with code "conflict" when it changed on disk). */
+  saveCrew(save: SaveCrew): Promise<SavedCrew>;
+  /** The edited crew as the YAML of one file. */
+  crewYaml(spec: CrewSpec): Promise<string>;
+  /** Writes the edited crew as one YAML file at `path` (Export). */
+  exportCrew(path: string, spec: CrewSpec): Promise<void>;
+  /** The crew's files as they are now (compare with EditableCrew.disk). */
+  crewDisk(path: string): Promise<string>;
+  /** The crews opened lately, newest first. */
+  recentCrews(): Promise<RecentCrew[]>;
+  /** What is wrong with a signal name (null: nothing). */
+  checkSignalName(name: string): Promise<string | null>;
+  /** The models agents can use. */
+  listModels(): Promise<ModelView[]>;
+  /** What the engine appends to an agent's prompt about its signals (null: nothing). */
+  agentInstructions(spec: CrewSpec, agent: string): Promise<string | null>;
 }
 
 /** An API failure as the backend reports it: `{code, message}`. */

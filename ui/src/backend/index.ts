@@ -14,6 +14,19 @@ const noBackend: Backend = {
   openCrew: unavailable,
   crewsFolder: unavailable,
   pickCrew: unavailable,
+  pickSavePath: unavailable,
+  guardClose: () => () => {},
+  confirm: unavailable,
+  editCrew: unavailable,
+  checkCrew: unavailable,
+  saveCrew: unavailable,
+  crewYaml: unavailable,
+  exportCrew: unavailable,
+  crewDisk: unavailable,
+  recentCrews: unavailable,
+  checkSignalName: unavailable,
+  listModels: unavailable,
+  agentInstructions: unavailable,
 };
 
 export const backend: Backend = isTauri() ? tauriBackend : noBackend;

@@ -1,8 +1,13 @@
 // The Tauri transport: the only file that calls `invoke` (STYLE.md habit 10).
 import { invoke } from "@tauri-apps/api/core";
-import { open } from "@tauri-apps/plugin-dialog";
+import { getCurrentWindow } from "@tauri-apps/api/window";
+import { ask, open, save } from "@tauri-apps/plugin-dialog";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSummary } from "../bindings/CrewSummary";
+import type { EditableCrew } from "../bindings/EditableCrew";
+import type { ModelView } from "../bindings/ModelView";
+import type { RecentCrew } from "../bindings/RecentCrew";
+import type { SavedCrew } from "../bindings/SavedCrew";
 import { type Backend, toBackendError } from "./Backend";
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -25,4 +30,35 @@ export const tauriBackend: Backend = {
     );
     return typeof picked === "string" ? picked : null;
   },
+  async pickSavePath(suggested, title) {
+    const picked = await save({ title, defaultPath: suggested, filters: [{ name: "Crew files", extensions: ["yaml", "yml"] }] });
+    return typeof picked === "string" ? picked : null;
+  },
+  guardClose(isDirty, askFirst) {
+    const window = getCurrentWindow();
+    let stop: (() => void) | null = null;
+    let stopped = false;
+    window
+      .onCloseRequested(async (event) => {
+        if (!isDirty()) return;
+        event.preventDefault();
+        if (await askFirst()) await window.destroy();
+      })
+      .then((unlisten) => (stopped ? unlisten() : (stop = unlisten)), () => {});
+    return () => {
+      stopped = true;
+      stop?.();
+    };
+  },
+  confirm: (message, title, ok, cancel) => ask(message, { title, kind: "warning", okLabel: ok, cancelLabel: cancel }),
+  editCrew: (path) => call<EditableCrew>("edit_crew", { path }),
+  checkCrew: (check) => call<CrewDocument>("check_crew", { check }),
+  saveCrew: (request) => call<SavedCrew>("save_crew", { save: request }),
+  crewYaml: (spec) => call<string>("crew_yaml", { spec }),
+  exportCrew: (path, spec) => call<void>("export_crew", { path, spec }),
+  crewDisk: (path) => call<string>("crew_disk", { path }),
+  recentCrews: () => call<RecentCrew[]>("recent_crews"),
+  checkSignalName: (name) => call<string | null>("check_signal_name", { name }),
+  listModels: () => call<ModelView[]>("list_models"),
+  agentInstructions: (spec, agent) => call<string | null>("agent_instructions", { spec, agent }),
 };

@@ -1,5 +1,6 @@
 // The left region: the crews you can open, and the way back to the start view.
 import type { CrewSummary } from "../bindings/CrewSummary";
+import type { RecentCrew } from "../bindings/RecentCrew";
 import { FileIcon, FolderIcon } from "./icons";
 
 type Props = {
@@ -8,9 +9,14 @@ type Props = {
   onHome: () => void;
   onOpen: (path: string) => void;
   onPick: (kind: "file" | "folder") => void;
+  onNew: () => void;
+  onImport: () => void;
+  recent: RecentCrew[];
 };
 
-export function Sidebar({ crews, openPath, onHome, onOpen, onPick }: Props) {
+const shortName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
+
+export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent }: Props) {
   return (
     <nav className="sidebar" aria-label="Crews">
       <button type="button" className="brand" onClick={onHome} title="Back to the start">
@@ -35,13 +41,39 @@ export function Sidebar({ crews, openPath, onHome, onOpen, onPick }: Props) {
       </ul>
       <div className="sidebar-section">Your crews</div>
       <div className="sidebar-actions">
+        <button type="button" className="sidebar-item" onClick={onNew}>
+          + New crew
+        </button>
         <button type="button" className="sidebar-item" onClick={() => onPick("file")}>
           <FileIcon size={14} /> Open file…
         </button>
         <button type="button" className="sidebar-item" onClick={() => onPick("folder")}>
           <FolderIcon size={14} /> Open folder…
         </button>
+        <button type="button" className="sidebar-item" onClick={onImport} title="Start a new crew from a copy of a crew file">
+          <FileIcon size={14} /> Import…
+        </button>
       </div>
+      {recent.length > 0 && (
+        <>
+          <div className="sidebar-section">Recent</div>
+          <ul className="sidebar-list recent-list">
+            {recent.map((crew) => (
+              <li key={crew.path}>
+                <button
+                  type="button"
+                  className={`sidebar-item${crew.path === openPath ? " active" : ""}`}
+                  onClick={() => onOpen(crew.path)}
+                  disabled={!crew.exists}
+                  title={crew.exists ? crew.path : `${crew.path} (no longer there)`}
+                >
+                  <span className="sidebar-name">{shortName(crew.path)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </nav>
   );
 }

@@ -251,3 +251,15 @@ describe("problemsFor", () => {
     expect(problemsFor(null, "agent:teacher")).toEqual([]);
   });
 });
+
+describe("select", () => {
+  it("leaves the state alone when the selection is the same", () => {
+    const store = createEditorStore();
+    store.getState().select(["agent:a"]);
+    const before = store.getState();
+    store.getState().select(["agent:a"]);
+    expect(store.getState()).toBe(before);
+    store.getState().select([]);
+    expect(store.getState().selection).toEqual([]);
+  });
+});

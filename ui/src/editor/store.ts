@@ -205,6 +205,10 @@ export function createEditorStore() {
       },
 
       select(ids) {
+        // The same selection again (a click on empty canvas with nothing selected)
+        // changes nothing, so nothing redraws.
+        const current = get().selection;
+        if (ids.length === current.length && ids.every((id, i) => id === current[i])) return;
         set({ selection: ids });
       },
 

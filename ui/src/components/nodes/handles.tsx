@@ -4,9 +4,9 @@ import { Handle, Position } from "@xyflow/react";
 import type { Direction } from "../../graph/layout";
 
 export function InHandle({ direction }: { direction: Direction }) {
-  return <Handle type="target" position={direction === "DOWN" ? Position.Top : Position.Left} id="in" isConnectable={false} />;
+  return <Handle type="target" position={direction === "DOWN" ? Position.Top : Position.Left} id="in" />;
 }
 
 export function OutHandle({ direction }: { direction: Direction }) {
-  return <Handle type="source" position={direction === "DOWN" ? Position.Bottom : Position.Right} id="out" isConnectable={false} />;
+  return <Handle type="source" position={direction === "DOWN" ? Position.Bottom : Position.Right} id="out" />;
 }

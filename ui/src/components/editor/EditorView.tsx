@@ -1,0 +1,610 @@
+// The graph editor: the crew on the canvas where the person placed it, a toolbar,
+// the inspector (forms for what is selected), the problems list. Every change is a
+// pure edit through the editor store (one undo step each), which the engine checks
+// at once; the canvas draws the engine's verdict, so what is drawn is what will run.
+import {
+  Background,
+  BackgroundVariant,
+  type Connection,
+  type FinalConnectionState,
+  Controls,
+  MiniMap,
+  type NodeChange,
+  ReactFlow,
+  ReactFlowProvider,
+  type OnSelectionChangeParams,
+  applyNodeChanges,
+  getViewportForBounds,
+  useReactFlow,
+  useStore,
+} from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { CrewDocument } from "../../bindings/CrewDocument";
+import { copyAgents, type ClipboardPayload, pasteAgents } from "../../editor/clipboard";
+import { deleteItems } from "../../editor/deleteItems";
+import { addFallback } from "../../editor/edges";
+import { addMember, createGroup, removeMember } from "../../editor/groups";
+import type { Positions } from "../../editor/history";
+import { canRedo, canUndo, redoLabel, undoLabel } from "../../editor/history";
+import { type EditorState, editorStore, useEditor } from "../../editor/store";
+import {
+  fillPositions,
+  freeSpot,
+  gridAbove,
+  gridPositions,
+  groupDrop,
+  layoutPositions,
+  placeDropTargets,
+  toEditorFlow,
+  withDropTargets,
+} from "../../graph/editorFlow";
+import { type Direction, layoutGraph, type Route } from "../../graph/layout";
+import { badgesByTarget, problemSummary } from "../../graph/problems";
+import type { CrewEdge, CrewNode } from "../../graph/toFlow";
+import { CrewEdgeView } from "../edges/CrewEdge";
+import { CheckIcon, ErrorIcon } from "../icons";
+import { EditorInspector, NewAgentDialog } from "../inspector/EditorInspector";
+import { Legend } from "../Legend";
+import { AgentNode } from "../nodes/AgentNode";
+import { GroupNode } from "../nodes/GroupNode";
+import { EndNode, RouterNode, WaitNode } from "../nodes/PseudoNodes";
+import { ProblemsPanel } from "../ProblemsPanel";
+import { SelectionContext } from "../selection";
+import { ConnectDialog, type PendingConnection } from "./ConnectDialog";
+import { FarView } from "./FarView";
+import { HelpOverlay } from "./HelpOverlay";
+import type { Files } from "./useFiles";
+import { type Theme, useTheme } from "./useTheme";
+
+const nodeTypes = { agent: AgentNode, group: GroupNode, end: EndNode, wait: WaitNode, router: RouterNode };
+const edgeTypes = { crew: CrewEdgeView };
+/** Below this zoom the crew is painted by FarView instead of React Flow. */
+const farZoom = 0.45;
+const minZoom = 0.03;
+const noNodes: CrewNode[] = [];
+const noEdges: CrewEdge[] = [];
+const edit = (...args: Parameters<EditorState["edit"]>) => editorStore.getState().edit(...args);
+const agentOf = (nodeId: string) => (nodeId.startsWith("agent:") ? nodeId.slice("agent:".length) : null);
+
+function reducedMotion(): boolean {
+  return typeof window !== "undefined" && window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+}
+
+export function EditorView({ files }: { files: Files }) {
+  return (
+    <ReactFlowProvider>
+      <Editor files={files} />
+    </ReactFlowProvider>
+  );
+}
+
+function Editor({ files }: { files: Files }) {
+  const spec = useEditor((s) => s.spec);
+  const document = useEditor((s) => s.document);
+  const positions = useEditor((s) => s.positions);
+  const selection = useEditor((s) => s.selection);
+  const dirty = useEditor((s) => s.dirty);
+  const validating = useEditor((s) => s.validating);
+  const checkError = useEditor((s) => s.checkError);
+  const history = useEditor((s) => s.history);
+  const path = useEditor((s) => s.path);
+  const flow = useReactFlow<CrewNode, CrewEdge>();
+  // Zoomed far out, cards show only their names and arrows lose their pills: less to
+  // paint on every frame of a big crew, and nothing readable is lost at that size.
+  // (Leaving is at a higher zoom than entering, so hovering at the line does not
+  // switch back and forth.)
+  const farBefore = useRef(false);
+  const far = useStore((s) => s.transform[2] < (farBefore.current ? farZoom * 1.15 : farZoom));
+  farBefore.current = far;
+  const canvas = useRef<HTMLDivElement>(null);
+  const clipboard = useRef<ClipboardPayload | null>(null);
+  const [pending, setPending] = useState<PendingConnection | null>(null);
+  const [adding, setAdding] = useState<{ x: number; y: number } | null | undefined>(undefined);
+  const [help, setHelp] = useState(false);
+  const [tool, setTool] = useState<"signal" | "fallback">("signal");
+  const [theme, setTheme] = useTheme();
+  const [nodes, setNodes] = useState<CrewNode[]>([]);
+  // Which way the work flows (from the last automatic layout): where handles sit.
+  const [direction, setDirection] = useState<Direction>("RIGHT");
+  // The last automatic layout's routes, which edges follow while their ends stay put.
+  const [routes, setRoutes] = useState<Map<string, Route>>(new Map());
+  const fitted = useRef(false);
+  const aspect = useCallback(() => {
+    const box = canvas.current;
+    return box && box.clientHeight > 0 ? box.clientWidth / box.clientHeight : undefined;
+  }, []);
+
+  const badges = useMemo(() => badgesByTarget(document?.problems ?? []), [document]);
+
+  // End and Wait are always on the canvas to drop edges on; until an edge leads
+  // there they float to the right of the crew (placed here, not stored).
+  const graph = useMemo(() => (document ? withDropTargets(document.graph) : null), [document]);
+  const floating = useMemo(() => (document ? ["end", "wait"].filter((id) => !document.graph.nodes.some((n) => n.id === id)) : []), [document]);
+  const shown = useMemo(() => (graph ? placeDropTargets(graph, positions, floating) : positions), [graph, positions, floating]);
+  const floatingAt = useRef<Positions>({});
+  // (Where each last floated: kept after an edge leads there, so it stays put.)
+  floatingAt.current = { ...floatingAt.current, ...Object.fromEntries(floating.map((id) => [id, shown[id]])) };
+
+  // Nodes the engine drew that have no place yet get one from an automatic layout
+  // (all of them for a crew opened for the first time) — not an undo step. End or
+  // Wait, just connected, stays where it floated.
+  useEffect(() => {
+    if (!document) return;
+    const carried: Positions = {};
+    for (const id of ["end", "wait"]) {
+      if (!positions[id] && floatingAt.current[id] && document.graph.nodes.some((n) => n.id === id)) carried[id] = floatingAt.current[id];
+    }
+    if (Object.keys(carried).length) {
+      editorStore.setState({ positions: { ...editorStore.getState().positions, ...carried } });
+      return;
+    }
+    const missing = document.graph.nodes.some((n) => !positions[n.id] && !(n.kind === "group" && document.graph.nodes.some((m) => m.parent === n.id)));
+    if (!missing) return;
+    let current = true;
+    if (document.graph.nodes.length > gridAbove) {
+      editorStore.setState({ positions: { ...gridPositions(document.graph), ...editorStore.getState().positions } });
+      return;
+    }
+    layoutGraph(document.graph, aspect()).then((layout) => {
+      if (!current) return;
+      setDirection(layout.direction);
+      setRoutes(layout.edges);
+      const state = editorStore.getState();
+      editorStore.setState({ positions: fillPositions(document.graph, state.positions, layout) });
+    });
+    return () => {
+      current = false;
+    };
+  }, [document, positions, aspect]);
+
+  const flowGraph = useMemo(() => {
+    if (!graph) return { nodes: [], edges: [] };
+    const drawn = toEditorFlow(graph, shown, badges, direction, routes);
+    // A floating End or Wait follows the crew: it is not dragged.
+    return { ...drawn, nodes: drawn.nodes.map((n) => (floating.includes(n.id) ? { ...n, draggable: false } : n)) };
+  }, [graph, shown, floating, badges, direction, routes]);
+  const selected = useMemo(() => new Set(selection), [selection]);
+  useEffect(() => {
+    setNodes(flowGraph.nodes.map((n) => ({ ...n, selected: selected.has(n.id) })));
+  }, [flowGraph, selected]);
+  const edges = useMemo(() => flowGraph.edges.map((e) => ({ ...e, selected: selected.has(e.id) })), [flowGraph, selected]);
+
+  // Fits every card on screen (computed here: zoomed far out, React Flow holds none).
+  const fit = useCallback(
+    (duration = 300) => {
+      const box = canvas.current;
+      const drawn = flowGraph.nodes;
+      if (!box || drawn.length === 0) return;
+      const left = Math.min(...drawn.map((n) => n.position.x));
+      const top = Math.min(...drawn.map((n) => n.position.y));
+      const right = Math.max(...drawn.map((n) => n.position.x + (n.width ?? 0)));
+      const bottom = Math.max(...drawn.map((n) => n.position.y + (n.height ?? 0)));
+      const viewport = getViewportForBounds({ x: left, y: top, width: right - left, height: bottom - top }, box.clientWidth, box.clientHeight, minZoom, 1.1, 0.12);
+      flow.setViewport(viewport, { duration: reducedMotion() ? 0 : duration });
+    },
+    [flow, flowGraph],
+  );
+  useEffect(() => {
+    if (fitted.current || nodes.length === 0 || nodes.some((n) => n.type !== "group" && !shown[n.id])) return;
+    fitted.current = true;
+    requestAnimationFrame(() => fit(0));
+  }, [nodes, shown, fit]);
+
+  // Dragging moves cards on screen at once; the store gets the new places (one undo
+  // step) when the drag ends, and a card dropped into or out of a group frame joins
+  // or leaves that group.
+  const onNodesChange = useCallback((changes: NodeChange<CrewNode>[]) => {
+    setNodes((all) => applyNodeChanges(changes, all));
+  }, []);
+  const onNodeDragStop = useCallback(
+    (_: unknown, __: CrewNode, dragged: CrewNode[]) => {
+      const state = editorStore.getState();
+      const moved: Positions = { ...state.positions };
+      for (const node of dragged) moved[node.id] = { x: Math.round(node.position.x), y: Math.round(node.position.y) };
+      const single = dragged.length === 1 ? dragged[0] : null;
+      const drop = single && document ? groupDrop(document.graph, moved, single.id) : { join: [], leave: [] };
+      const agent = single ? agentOf(single.id) : null;
+      if (agent && (drop.join.length || drop.leave.length)) {
+        const group = (drop.join[0] ?? drop.leave[0]).slice("group:".length);
+        const joining = drop.join.length > 0;
+        edit(joining ? `Add ${agent} to ${group}` : `Take ${agent} out of ${group}`, (s) => (joining ? addMember(s, group, agent) : removeMember(s, group, agent)), {
+          positions: moved,
+        });
+      } else {
+        state.move(moved, dragged.length > 1 ? `Move ${dragged.length} items` : "Move");
+      }
+    },
+    [document],
+  );
+
+  const onConnect = useCallback(
+    (connection: Connection) => {
+      const from = agentOf(connection.source ?? "");
+      if (!from || !connection.target) return;
+      if (tool === "fallback") {
+        const to = agentOf(connection.target);
+        if (!to) return;
+        edit(`Hand off from ${from} to ${to} when no signal matches`, (s) => addFallback(s, from, to));
+        return;
+      }
+      setPending({ from, to: connection.target });
+    },
+    [tool],
+  );
+
+  const farNow = useRef(far);
+  farNow.current = far;
+  // A connection dropped anywhere on a card (not only on its small in-handle) goes
+  // to that card: a bigger target for a person with a mouse.
+  const onConnectEnd = useCallback(
+    (event: MouseEvent | TouchEvent, state: FinalConnectionState) => {
+      if (state.isValid || !state.fromNode) return;
+      const point = "changedTouches" in event ? event.changedTouches[0] : event;
+      const target = window.document.elementFromPoint(point.clientX, point.clientY)?.closest(".react-flow__node")?.getAttribute("data-id");
+      if (!target) return;
+      onConnect({ source: state.fromNode.id, target, sourceHandle: "out", targetHandle: "in" });
+    },
+    [onConnect],
+  );
+
+  const onSelectionChange = useCallback(({ nodes: picked, edges: pickedEdges }: OnSelectionChangeParams) => {
+    // Zoomed far out React Flow holds no cards, which is not the person deselecting.
+    if (farNow.current) return;
+    const ids = [...picked.map((n) => n.id), ...pickedEdges.map((e) => e.id)];
+    const current = editorStore.getState().selection;
+    if (ids.length !== current.length || ids.some((id, i) => id !== current[i])) editorStore.getState().select(ids);
+  }, []);
+
+  const deleteSelection = useCallback(() => {
+    const { selection: ids, document: doc, spec: current, checked } = editorStore.getState();
+    if (!doc || !current || ids.length === 0) return;
+    if (checked !== current) return; // the verdict is behind: rule numbers may be stale
+    const label = ids.length === 1 ? `Delete ${ids[0].replace(/^(agent|group):/, "")}` : `Delete ${ids.length} items`;
+    const result = edit(label, (s) => deleteItems(s, ids, doc.graph.edges));
+    if (result.ok) editorStore.getState().select([]);
+  }, []);
+
+  const copy = useCallback(() => {
+    const { selection: ids, spec: current } = editorStore.getState();
+    const agents = ids.map(agentOf).filter((a): a is string => a !== null);
+    if (current && agents.length) clipboard.current = copyAgents(current, agents);
+  }, []);
+
+  const paste = useCallback(() => {
+    const payload = clipboard.current;
+    if (!payload) return;
+    const before = editorStore.getState().positions;
+    const result = editorStore.getState().edit(`Paste ${payload.agents.length} agent${payload.agents.length === 1 ? "" : "s"}`, (s) => pasteAgents(s, payload), {
+      positions: (pasted) => {
+        const placed: Positions = { ...before };
+        for (const [from, to] of Object.entries(pasted.ids)) {
+          const at = before[`agent:${from}`] ?? { x: 0, y: 0 };
+          placed[`agent:${to}`] = { x: at.x + 40, y: at.y + 40 };
+        }
+        return placed;
+      },
+    });
+    if (result.ok) editorStore.getState().select(Object.values(result.ids).map((id) => `agent:${id}`));
+  }, []);
+
+  // A new group gets a free name at once (renamed in its panel), so making one is a
+  // single click and a single undo step.
+  const group = useCallback(() => {
+    const { selection: ids, spec: current } = editorStore.getState();
+    const agents = ids.map(agentOf).filter((a): a is string => a !== null);
+    if (!current || agents.length === 0) return;
+    const taken = new Set([...Object.keys(current.routing?.parallel_groups ?? {}), ...current.agents.map((a) => a.id)]);
+    let n = 1;
+    while (taken.has(`group_${n}`)) n += 1;
+    const id = `group_${n}`;
+    const result = edit(`Group ${agents.length} agent${agents.length === 1 ? "" : "s"}`, (s) => createGroup(s, id, agents));
+    if (result.ok) editorStore.getState().select([`group:${id}`]);
+  }, []);
+
+  const tidy = useCallback(() => {
+    const doc = editorStore.getState().document;
+    if (!doc) return;
+    if (doc.graph.nodes.length > gridAbove) {
+      editorStore.getState().move(gridPositions(doc.graph), "Tidy up");
+      requestAnimationFrame(() => fit());
+      return;
+    }
+    layoutGraph(doc.graph, aspect()).then((layout) => {
+      setDirection(layout.direction);
+      setRoutes(layout.edges);
+      editorStore.getState().move(layoutPositions(doc.graph, layout), "Tidy up");
+      requestAnimationFrame(() => fit());
+    });
+  }, [fit, aspect]);
+
+  const addAt = useCallback(
+    (event: React.MouseEvent) => {
+      const target = event.target as HTMLElement;
+      if (!target.classList.contains("react-flow__pane")) return;
+      setAdding(flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+    },
+    [flow],
+  );
+
+  const addCentered = useCallback(() => {
+    const box = canvas.current?.getBoundingClientRect();
+    const centre = box ? flow.screenToFlowPosition({ x: box.left + box.width / 2 - 116, y: box.top + box.height / 2 - 44 }) : { x: 0, y: 0 };
+    // Where nothing else is, so the new card is not hidden under another.
+    setAdding(graph ? freeSpot(graph, editorStore.getState().positions, "agent:\u0000new", centre) : centre);
+  }, [flow, graph]);
+
+  // Brings a node that is off screen (a new card placed where there was room) into view.
+  const reveal = useCallback(
+    (ids: string[]) => {
+      const id = ids.length === 1 ? ids[0] : null;
+      const at = id ? editorStore.getState().positions[id] : undefined;
+      const box = canvas.current?.getBoundingClientRect();
+      if (!id || !at || !box) return;
+      const topLeft = flow.flowToScreenPosition(at);
+      const bottomRight = flow.flowToScreenPosition({ x: at.x + 232, y: at.y + 88 });
+      const inside = topLeft.x >= box.left && topLeft.y >= box.top && bottomRight.x <= box.right && bottomRight.y <= box.bottom;
+      if (!inside) flow.setCenter(at.x + 116, at.y + 44, { zoom: flow.getZoom(), duration: reducedMotion() ? 0 : 300 });
+    },
+    [flow],
+  );
+
+  // Keyboard shortcuts (not while typing in a field).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const typing = event.target instanceof HTMLElement && event.target.closest("input, textarea, select, [contenteditable=true]");
+      const ctrl = event.ctrlKey || event.metaKey;
+      const key = event.key.toLowerCase();
+      if (ctrl && key === "s") {
+        event.preventDefault();
+        void (event.shiftKey ? files.saveAs() : files.save());
+        return;
+      }
+      if (typing || pending || adding !== undefined) return;
+      const state = editorStore.getState();
+      if (ctrl && key === "z" && !event.shiftKey) {
+        event.preventDefault();
+        state.undo();
+      } else if (ctrl && ((key === "z" && event.shiftKey) || key === "y")) {
+        event.preventDefault();
+        state.redo();
+      } else if (ctrl && key === "c") {
+        copy();
+      } else if (ctrl && key === "v") {
+        paste();
+      } else if (ctrl && key === "a") {
+        event.preventDefault();
+        state.select((state.document?.graph.nodes ?? []).map((n) => n.id));
+      } else if (ctrl) {
+        return;
+      } else if (key === "delete" || key === "backspace") {
+        deleteSelection();
+      } else if (key === "escape") {
+        state.select([]);
+      } else if (key === "?") {
+        setHelp(true);
+      } else if (key === "a") {
+        addCentered();
+      } else if (key === "f") {
+        fit();
+      } else if (key === "l") {
+        tidy();
+      } else if (key === "g") {
+        group();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [files, pending, adding, copy, paste, deleteSelection, addCentered, fit, tidy, group]);
+
+  const focusTarget = useCallback(
+    (id: string | null) => {
+      editorStore.getState().select(id ? [id] : []);
+      if (!id || !document) return;
+      const edge = document.graph.edges.find((e) => e.id === id);
+      const ids = edge ? [edge.source, edge.target] : [id];
+      flow.fitView({ nodes: ids.map((n) => ({ id: n })), padding: 0.4, maxZoom: 1.1, duration: reducedMotion() ? 0 : 300 });
+    },
+    [document, flow],
+  );
+
+  if (!spec) return null;
+  const problems = document?.problems ?? [];
+  const errors = problems.filter((p) => p.diagnostic.severity === "error").length;
+  const name = spec.name?.trim() || "Untitled crew";
+  const fileName = path ? path.split("/").filter(Boolean).pop() : "not saved yet";
+
+  return (
+    <SelectionContext.Provider value={(id) => editorStore.getState().select(id ? [id] : [])}>
+      <div className="crew-view editor">
+        <header className="crew-header">
+          <div className="crew-title">
+            <h1>
+              {name}
+              {dirty && (
+                <span className="dirty-dot" title="Changes not saved yet" aria-label="Changes not saved yet">
+                  ●
+                </span>
+              )}
+            </h1>
+            <p className="crew-file" title={path ?? undefined}>
+              {fileName}
+            </p>
+          </div>
+          <CrewStatus document={document} errors={errors} validating={validating} checkError={checkError} />
+          <div className="file-actions">
+            <button type="button" className={dirty ? "primary" : ""} onClick={() => void files.save()} title="Save (Ctrl+S)">
+              Save
+            </button>
+            <button type="button" onClick={() => void files.saveAs()} title="Save as a new file (Ctrl+Shift+S)">
+              Save as…
+            </button>
+            <button type="button" onClick={() => void files.exportYaml()} title="Write the crew as one YAML file somewhere else">
+              Export YAML
+            </button>
+          </div>
+        </header>
+        <Toolbar
+          tool={tool}
+          setTool={setTool}
+          theme={theme}
+          setTheme={setTheme}
+          onAdd={addCentered}
+          onGroup={group}
+          onTidy={tidy}
+          onFit={() => fit()}
+          onHelp={() => setHelp(true)}
+          undoTitle={undoLabel(history) ?? "Nothing to undo"}
+          redoTitle={redoLabel(history) ?? "Nothing to redo"}
+          canUndo={canUndo(history)}
+          canRedo={canRedo(history)}
+          canGroup={selection.some((id) => id.startsWith("agent:"))}
+        />
+        <div className="crew-body">
+          <div className="canvas-column">
+            <div className={`canvas${far ? " far" : ""}`} aria-label="Crew graph" ref={canvas} onDoubleClick={addAt}>
+              {spec.agents.length === 0 && (
+                <div className="canvas-hint">
+                  <p>This crew has no agents yet.</p>
+                  <button type="button" className="primary" onClick={addCentered}>
+                    Add the first agent
+                  </button>
+                  <p className="muted">or double-click anywhere on the canvas.</p>
+                </div>
+              )}
+              <ReactFlow<CrewNode, CrewEdge>
+                nodes={far ? noNodes : nodes}
+                edges={far ? noEdges : edges}
+                nodeTypes={nodeTypes}
+                edgeTypes={edgeTypes}
+                onNodesChange={onNodesChange}
+                onNodeDragStop={onNodeDragStop}
+                onConnect={onConnect}
+                onConnectEnd={onConnectEnd}
+                onSelectionChange={onSelectionChange}
+                onPaneClick={() => editorStore.getState().select([])}
+                nodesConnectable
+                nodesDraggable
+                elementsSelectable
+                selectionOnDrag={false}
+                multiSelectionKeyCode={["Control", "Meta", "Shift"]}
+                deleteKeyCode={null}
+                zoomOnDoubleClick={false}
+                connectionRadius={28}
+                colorMode={theme === "system" ? "system" : theme}
+                minZoom={minZoom}
+                maxZoom={2}
+                onlyRenderVisibleElements={!far}
+              >
+                {far && <FarView nodes={nodes} edges={edges} />}
+                {/* Dots a pixel apart (zoomed far out) cost more to paint than the whole crew. */}
+                {!far && <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} />}
+                <Controls showInteractive={false} onFitView={() => fit()} />
+                {!far && <MiniMap pannable zoomable nodeStrokeWidth={3} ariaLabel="Overview of the crew" style={{ width: 150, height: 96 }} />}
+                <Legend />
+              </ReactFlow>
+            </div>
+            <ProblemsPanel problems={problems} onSelect={focusTarget} />
+          </div>
+          <EditorInspector />
+        </div>
+        {pending && <ConnectDialog pending={pending} onClose={() => setPending(null)} />}
+        {adding !== undefined && (
+          <NewAgentDialog
+            position={adding ?? undefined}
+            onClose={() => {
+              setAdding(undefined);
+              reveal(editorStore.getState().selection);
+            }}
+          />
+        )}
+        {help && <HelpOverlay onClose={() => setHelp(false)} />}
+      </div>
+    </SelectionContext.Provider>
+  );
+}
+
+function CrewStatus({ document, errors, validating, checkError }: { document: CrewDocument | null; errors: number; validating: boolean; checkError: string | null }) {
+  if (checkError) {
+    return (
+      <div className="crew-status bad" role="status">
+        <ErrorIcon size={16} /> <span>Could not check the crew: {checkError}</span>
+      </div>
+    );
+  }
+  if (!document) {
+    return (
+      <div className="crew-status" role="status">
+        <span>Checking…</span>
+      </div>
+    );
+  }
+  const problems = document.problems;
+  return (
+    <div className={`crew-status ${errors ? "bad" : "good"}${validating ? " checking" : ""}`} role="status">
+      {errors ? <ErrorIcon size={16} /> : <CheckIcon size={16} />}
+      <span>
+        {errors ? `Cannot run yet: ${problemSummary(problems)}` : problems.length ? `Ready to run (${problemSummary(problems)})` : "Ready to run"}
+      </span>
+    </div>
+  );
+}
+
+type ToolbarProps = {
+  tool: "signal" | "fallback";
+  setTool: (tool: "signal" | "fallback") => void;
+  theme: Theme;
+  setTheme: (theme: Theme) => void;
+  onAdd: () => void;
+  onGroup: () => void;
+  onTidy: () => void;
+  onFit: () => void;
+  onHelp: () => void;
+  undoTitle: string;
+  redoTitle: string;
+  canUndo: boolean;
+  canRedo: boolean;
+  canGroup: boolean;
+};
+
+function Toolbar(props: ToolbarProps) {
+  const { tool, setTool, theme, setTheme } = props;
+  const nextTheme: Record<Theme, Theme> = { system: "light", light: "dark", dark: "system" };
+  return (
+    <div className="toolbar" role="toolbar" aria-label="Editing">
+      <button type="button" className="primary" onClick={props.onAdd} title="Add an agent (A)">
+        + Add agent
+      </button>
+      <div className="tool-switch" role="radiogroup" aria-label="What dragging between cards draws">
+        <button type="button" role="radio" aria-checked={tool === "signal"} className={tool === "signal" ? "on" : ""} onClick={() => setTool("signal")} title="Drag from one card to another to route work with a signal">
+          Signal arrow
+        </button>
+        <button type="button" role="radio" aria-checked={tool === "fallback"} className={tool === "fallback" ? "on" : ""} onClick={() => setTool("fallback")} title="Drag from one card to another: hand off there when no signal matches">
+          Otherwise arrow
+        </button>
+      </div>
+      <button type="button" onClick={props.onGroup} disabled={!props.canGroup} title="Make a parallel group of the selected agents (G)">
+        Group
+      </button>
+      <span className="toolbar-gap" />
+      <button type="button" onClick={() => editorStore.getState().undo()} disabled={!props.canUndo} title={`${props.undoTitle} (Ctrl+Z)`} aria-label="Undo">
+        ↶ Undo
+      </button>
+      <button type="button" onClick={() => editorStore.getState().redo()} disabled={!props.canRedo} title={`${props.redoTitle} (Ctrl+Shift+Z)`} aria-label="Redo">
+        ↷ Redo
+      </button>
+      <button type="button" onClick={props.onTidy} title="Lay the graph out automatically (L)">
+        Tidy up
+      </button>
+      <button type="button" onClick={props.onFit} title="Fit the whole crew on screen (F)">
+        Fit
+      </button>
+      <span className="toolbar-gap" />
+      <button type="button" onClick={() => setTheme(nextTheme[theme])} title={`Theme: ${theme} (click to change)`} aria-label={`Theme: ${theme}`}>
+        {theme === "dark" ? "☾" : theme === "light" ? "☀" : "◐"}
+      </button>
+      <button type="button" onClick={props.onHelp} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+        ?
+      </button>
+    </div>
+  );
+}
