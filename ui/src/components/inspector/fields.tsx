@@ -27,6 +27,15 @@ export function Field({ id, label, help, error, children }: FieldProps) {
         {label}
       </label>
       {children}
+      <FieldNotes id={id} error={error} help={help} />
+    </div>
+  );
+}
+
+/** Under a field: what is wrong (announced) and what the field is for. */
+function FieldNotes({ id, error, help }: { id: string; error?: string | null; help?: string }) {
+  return (
+    <>
       {error && (
         <p className="ins-error" id={`${id}-error`} role="alert">
           {error}
@@ -37,7 +46,7 @@ export function Field({ id, label, help, error, children }: FieldProps) {
           {help}
         </p>
       )}
-    </div>
+    </>
   );
 }
 
@@ -181,16 +190,7 @@ export function CheckField({ label, help, checked, onChange, disabled }: CheckFi
         />
         <span>{label}</span>
       </label>
-      {refusal && (
-        <p className="ins-error" id={`${id}-error`} role="alert">
-          {refusal}
-        </p>
-      )}
-      {help && (
-        <p className="ins-help" id={`${id}-help`}>
-          {help}
-        </p>
-      )}
+      <FieldNotes id={id} error={refusal} help={help} />
     </div>
   );
 }
