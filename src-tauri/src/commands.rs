@@ -5,9 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crewgraph::api::{
-    Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelView, RecentCrew, SaveCrew, SavedCrew,
+    forward_batches, Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelView, RecentCrew, ResumeRequest,
+    RunBatch, RunRequest, SaveCrew, SavedCrew, BATCH_WINDOW,
 };
+use crewgraph_engine::run::{RunEvent, RunSummary};
+use crewgraph_engine::RunId;
 use crewgraph_store::SqliteStore;
+use tauri::ipc::Channel;
 use tauri::State;
 
 /// The crews folder: `$CREWGRAPH_CREWS_DIR`, else `./crews`, else the source
@@ -126,4 +130,60 @@ pub async fn list_models(api: State<'_, Api>) -> Result<Vec<ModelView>, ApiError
 #[tauri::command]
 pub async fn agent_instructions(api: State<'_, Api>, spec: serde_json::Value, agent: String) -> Result<Option<String>, ApiError> {
     api.agent_instructions(&spec, &agent)
+}
+
+/// Starts a run; its events arrive on `on_batch` (stored events first, then live
+/// ones, in batches), and the answer is the run's id once its first step is stored.
+#[tauri::command]
+pub async fn start_run(api: State<'_, Api>, request: RunRequest, on_batch: Channel<RunBatch>) -> Result<String, ApiError> {
+    let options = crewgraph::api::options(request.script_path.as_deref(), request.model.as_deref());
+    let id = api.spawn_run(Path::new(&request.crew), &request.input, options).await?;
+    forward(&api, &id, None, on_batch).await?;
+    Ok(id.to_string())
+}
+
+/// Watches a run from after event `after` (the window reopened, or a replay).
+#[tauri::command]
+pub async fn watch_run(api: State<'_, Api>, run_id: String, after: Option<u64>, on_batch: Channel<RunBatch>) -> Result<(), ApiError> {
+    forward(&api, &RunId::from(run_id.as_str()), after, on_batch).await
+}
+
+/// Resumes a paused run with the person's answer; events after `after` arrive on `on_batch`.
+#[tauri::command]
+pub async fn resume_run(
+    api: State<'_, Api>,
+    run_id: String,
+    request: ResumeRequest,
+    after: Option<u64>,
+    on_batch: Channel<RunBatch>,
+) -> Result<(), ApiError> {
+    let id = RunId::from(run_id.as_str());
+    let options = crewgraph::api::options(request.script_path.as_deref(), request.model.as_deref());
+    api.spawn_resume(&id, request.input.as_deref(), options).await?;
+    forward(&api, &id, after, on_batch).await
+}
+
+/// Stops a run going on: it ends `cancelled`, its events kept.
+#[tauri::command]
+pub async fn cancel_run(api: State<'_, Api>, run_id: String) -> Result<(), ApiError> {
+    api.cancel_run(&RunId::from(run_id.as_str())).await
+}
+
+/// Past runs, newest first.
+#[tauri::command]
+pub async fn list_runs(api: State<'_, Api>) -> Result<Vec<RunSummary>, ApiError> {
+    api.list_runs().await
+}
+
+/// Every stored event of a run (replay, export).
+#[tauri::command]
+pub async fn run_events(api: State<'_, Api>, run_id: String) -> Result<Vec<RunEvent>, ApiError> {
+    api.run_events(&RunId::from(run_id.as_str()), None).await
+}
+
+/// Sends the run's events to the window in batches, in the background.
+async fn forward(api: &Api, id: &RunId, after: Option<u64>, channel: Channel<RunBatch>) -> Result<(), ApiError> {
+    let watch = api.watch_run(id, after).await?;
+    tauri::async_runtime::spawn(forward_batches(watch, BATCH_WINDOW, move |batch| channel.send(batch).is_ok()));
+    Ok(())
 }

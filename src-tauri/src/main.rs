@@ -44,6 +44,12 @@ fn main() -> ExitCode {
             commands::check_signal_name,
             commands::list_models,
             commands::agent_instructions,
+            commands::start_run,
+            commands::watch_run,
+            commands::resume_run,
+            commands::cancel_run,
+            commands::list_runs,
+            commands::run_events,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

@@ -9,6 +9,11 @@ import type { ModelView } from "../bindings/ModelView";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SaveCrew } from "../bindings/SaveCrew";
 import type { SavedCrew } from "../bindings/SavedCrew";
+import type { ResumeRequest } from "../bindings/ResumeRequest";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { RunEvent } from "../bindings/RunEvent";
+import type { RunRequest } from "../bindings/RunRequest";
+import type { RunSummary } from "../bindings/RunSummary";
 
 export interface Backend {
   /** The crews of the crews folder, for the start view. */
@@ -47,6 +52,22 @@ export interface Backend {
   listModels(): Promise<ModelView[]>;
   /** What the engine appends to an agent's prompt about its signals (null: nothing). */
   agentInstructions(spec: CrewSpec, agent: string): Promise<string | null>;
+
+  /** Starts a run; its events arrive on `onBatch` (in batches, every `seq` once, the
+   * last batch with `end`). Answers the run's id once its first step is stored. */
+  startRun(request: RunRequest, onBatch: (batch: RunBatch) => void): Promise<string>;
+  /** Watches a run from after event `after` (all of it when null): stored, then live. */
+  watchRun(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  /** Resumes a paused run with the person's answer; events after `after` on `onBatch`. */
+  resumeRun(runId: string, request: ResumeRequest, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  /** Stops a run going on (it ends `cancelled`). */
+  cancelRun(runId: string): Promise<void>;
+  /** Past runs. */
+  listRuns(): Promise<RunSummary[]>;
+  /** Every stored event of a run. */
+  runEvents(runId: string): Promise<RunEvent[]>;
+  /** Asks the person for a replies script (Simulate mode); null when they cancel. */
+  pickScript(): Promise<string | null>;
 }
 
 /** An API failure as the backend reports it: `{code, message}`. */

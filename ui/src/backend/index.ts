@@ -27,6 +27,13 @@ const noBackend: Backend = {
   checkSignalName: unavailable,
   listModels: unavailable,
   agentInstructions: unavailable,
+  startRun: unavailable,
+  watchRun: unavailable,
+  resumeRun: unavailable,
+  cancelRun: unavailable,
+  listRuns: unavailable,
+  runEvents: unavailable,
+  pickScript: unavailable,
 };
 
 export const backend: Backend = isTauri() ? tauriBackend : noBackend;

@@ -1,5 +1,5 @@
 // The Tauri transport: the only file that calls `invoke` (STYLE.md habit 10).
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { ask, open, save } from "@tauri-apps/plugin-dialog";
 import type { CrewDocument } from "../bindings/CrewDocument";
@@ -8,6 +8,9 @@ import type { EditableCrew } from "../bindings/EditableCrew";
 import type { ModelView } from "../bindings/ModelView";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SavedCrew } from "../bindings/SavedCrew";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { RunEvent } from "../bindings/RunEvent";
+import type { RunSummary } from "../bindings/RunSummary";
 import { type Backend, toBackendError } from "./Backend";
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -61,4 +64,21 @@ export const tauriBackend: Backend = {
   checkSignalName: (name) => call<string | null>("check_signal_name", { name }),
   listModels: () => call<ModelView[]>("list_models"),
   agentInstructions: (spec, agent) => call<string | null>("agent_instructions", { spec, agent }),
+  startRun: (request, onBatch) => call<string>("start_run", { request, onBatch: channel(onBatch) }),
+  watchRun: (runId, after, onBatch) => call<void>("watch_run", { runId, after, onBatch: channel(onBatch) }),
+  resumeRun: (runId, request, after, onBatch) => call<void>("resume_run", { runId, request, after, onBatch: channel(onBatch) }),
+  cancelRun: (runId) => call<void>("cancel_run", { runId }),
+  listRuns: () => call<RunSummary[]>("list_runs"),
+  runEvents: (runId) => call<RunEvent[]>("run_events", { runId }),
+  async pickScript() {
+    const picked = await open({ title: "Choose the agents' replies (a script)", filters: [{ name: "Scripts", extensions: ["yaml", "yml", "json"] }] });
+    return typeof picked === "string" ? picked : null;
+  },
 };
+
+/** One Tauri channel per run watch: the run's batches, to `onBatch`. */
+function channel(onBatch: (batch: RunBatch) => void): Channel<RunBatch> {
+  const channel = new Channel<RunBatch>();
+  channel.onmessage = onBatch;
+  return channel;
+}

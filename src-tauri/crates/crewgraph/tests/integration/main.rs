@@ -17,6 +17,7 @@
 
 mod bad_db;
 mod bad_runs;
+mod batches;
 mod crash;
 mod editor;
 mod e2e;
