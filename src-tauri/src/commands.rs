@@ -181,6 +181,18 @@ pub async fn run_events(api: State<'_, Api>, run_id: String) -> Result<Vec<RunEv
     api.run_events(&RunId::from(run_id.as_str()), None).await
 }
 
+/// Scripts for Simulate mode that come with a crew.
+#[tauri::command]
+pub async fn crew_scripts(api: State<'_, Api>, path: String) -> Result<Vec<String>, ApiError> {
+    Ok(api.crew_scripts(Path::new(&path)).iter().map(|p| p.display().to_string()).collect())
+}
+
+/// The crew file or folder a run was made from (None: not known, or gone).
+#[tauri::command]
+pub async fn run_crew(api: State<'_, Api>, run_id: String) -> Result<Option<String>, ApiError> {
+    Ok(api.run_crew_path(&RunId::from(run_id.as_str())).await?.map(|p| p.display().to_string()))
+}
+
 /// Sends the run's events to the window in batches, in the background.
 async fn forward(api: &Api, id: &RunId, after: Option<u64>, channel: Channel<RunBatch>) -> Result<(), ApiError> {
     let watch = api.watch_run(id, after).await?;

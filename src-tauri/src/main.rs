@@ -50,6 +50,8 @@ fn main() -> ExitCode {
             commands::cancel_run,
             commands::list_runs,
             commands::run_events,
+            commands::run_crew,
+            commands::crew_scripts,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

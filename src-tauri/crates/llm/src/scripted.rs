@@ -137,6 +137,15 @@ pub struct Script {
 }
 
 impl Script {
+    /// Leaves out the first `used[agent]` replies of each agent: a script written
+    /// for the whole run, going on from where a resumed run stopped.
+    pub fn skip(&mut self, used: &HashMap<AgentId, usize>) {
+        for (agent, replies, _) in &mut self.replies {
+            let n = used.get(agent).copied().unwrap_or(0).min(replies.len());
+            replies.drain(..n);
+        }
+    }
+
     /// Reads and parses a script file.
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
         let file = path.display().to_string();

@@ -81,12 +81,14 @@ pub struct ResumeRequest {
     pub model: Option<String>,
 }
 
-/// The run options a window's request stands for.
+/// The run options a window's request stands for. The window's script is the whole
+/// run's, so a resume goes on with the replies the run has not used yet.
 pub fn options(script_path: Option<&str>, model: Option<&str>) -> RunOptions {
     RunOptions {
         script: script_path.map(|path| ScriptSource::File(PathBuf::from(path))),
         model: model.map(str::to_owned),
-        requested_agent: None,
+        continue_script: true,
+        ..RunOptions::default()
     }
 }
 

@@ -175,6 +175,8 @@ impl Api {
                 ScriptSource::Text(text) => Script::parse("script", text),
             }
             .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+            let mut script = script;
+            script.skip(&options.skip_replies);
             script.check(crew).map_err(|errors| {
                 ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
             })?;

@@ -3,6 +3,7 @@
 //! crew is loaded and validated first; a crew with errors does not run, nor one
 //! whose gatekeeper cannot be reached by name (see [`super::gatekeeper`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -41,6 +42,12 @@ pub struct RunOptions {
     /// `scoring`: an agent the person asked for (`requested_agent_id`); it wins the
     /// supervisor's decision when it is a specialist of the crew.
     pub requested_agent: Option<String>,
+    /// Resuming in Simulate mode with the script of the whole run (the window's
+    /// Resume): the replies the run's stored steps used are skipped. Off, a resume's
+    /// script holds the replies from the resume point on (`crewgraph resume --script`).
+    pub continue_script: bool,
+    /// Per agent, how many of its scripted replies to skip (filled in by resume).
+    pub skip_replies: HashMap<AgentId, usize>,
 }
 
 impl From<StoreError> for ApiError {
@@ -62,6 +69,29 @@ impl From<RunError> for ApiError {
             other => ApiError::new(ApiErrorCode::InvalidInput, other.to_string()),
         }
     }
+}
+
+/// How many model replies each agent's turns took so far: one per reply that ended a
+/// turn, one per reply that asked for tools.
+fn replies_used(events: &[RunEvent]) -> HashMap<AgentId, usize> {
+    use crewgraph_engine::run::EventKind;
+    let mut used: HashMap<AgentId, usize> = HashMap::new();
+    let mut asked_tools: Option<(AgentId, u64)> = None;
+    for event in events {
+        match &event.kind {
+            EventKind::AgentResponse { agent, .. } => *used.entry(agent.clone()).or_default() += 1,
+            // Several tool calls of one reply come one after another: one reply.
+            EventKind::ToolCall { agent, .. } => {
+                let same_reply = asked_tools.as_ref().is_some_and(|(a, seq)| a == agent && *seq + 1 == event.seq);
+                if !same_reply {
+                    *used.entry(agent.clone()).or_default() += 1;
+                }
+                asked_tools = Some((agent.clone(), event.seq));
+            }
+            _ => {}
+        }
+    }
+    used
 }
 
 /// A fingerprint of a crew's files (their names and contents, in the order they were
@@ -164,7 +194,11 @@ impl Api {
             ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran"))
         })?;
         let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
-        let deps = self.deps(&crew, options, sink).await?;
+        let mut options = options.clone();
+        if options.continue_script && options.script.is_some() {
+            options.skip_replies = replies_used(&store.events(id, None).await?);
+        }
+        let deps = self.deps(&crew, &options, sink).await?;
         match resume_run(&crew, &source, id, input, &deps, cancel).await {
             // Two resumes that both loaded the run before either stored a step: the
             // store keeps the first one's step and refuses the other's.
@@ -193,6 +227,14 @@ impl Api {
     }
 
     /// The crew file or folder run `id` ran (what a resume loads again), as stored.
+    /// Scripts for Simulate mode that come with the crew at `path`: `scripts/<name>.yaml`
+    /// next to it (`<name>` the file's stem or the folder's name), as the examples ship.
+    pub fn crew_scripts(&self, path: &Path) -> Vec<PathBuf> {
+        let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else { return Vec::new() };
+        let stem = stem.to_string_lossy();
+        ["yaml", "yml"].iter().map(|ext| dir.join("scripts").join(format!("{stem}.{ext}"))).filter(|p| p.is_file()).collect()
+    }
+
     pub async fn run_crew_path(&self, id: &RunId) -> Result<Option<PathBuf>, ApiError> {
         let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
         Ok(stored.record.crew_path.map(PathBuf::from))

@@ -60,7 +60,7 @@ where
         }
     };
     let printer = Arc::new(Printer::new(args.json));
-    let options = RunOptions { script: args.script.map(ScriptSource::File), model: args.model, requested_agent: args.agent };
+    let options = RunOptions { script: args.script.map(ScriptSource::File), model: args.model, requested_agent: args.agent, ..RunOptions::default() };
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
         listen_for_ctrl_c(cancel.clone());

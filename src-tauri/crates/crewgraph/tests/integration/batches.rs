@@ -51,3 +51,41 @@ fn a_run_arrives_in_batches_holding_every_event_once_in_order() {
         assert_eq!(rest.last().unwrap().end, Some(WatchEnd::Finished));
     });
 }
+
+#[test]
+fn simulate_mode_finds_the_script_that_comes_with_a_crew() {
+    let crews = repo_root().join("crews");
+    let api = Api::new(&crews);
+    assert_eq!(api.crew_scripts(&crews.join("exam.yaml")), [crews.join("scripts/exam.yaml")]);
+    assert_eq!(api.crew_scripts(&crews.join("go-quiz")), [crews.join("scripts/go-quiz.yaml")]);
+    assert!(api.crew_scripts(&crews.join("scripts/exam.yaml")).is_empty(), "a script has no script of its own");
+}
+
+#[test]
+fn resuming_in_the_window_goes_on_with_the_replies_the_run_has_not_used() {
+    let sandbox = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(sandbox.path().join("crewgraph.db")).unwrap());
+    let fixtures = repo_root().join("tests/e2e/fixtures");
+    let api = Api::new(&fixtures).with_sqlite(store);
+    block_on(async {
+        let script = fixtures.join("interview-script.yaml").display().to_string();
+        let id = api.spawn_run(&fixtures.join("interview.yaml"), "Interview me", options(Some(&script), None)).await.unwrap();
+        let first = collect(&api, &id, None).await;
+        assert!(first.iter().flat_map(|b| &b.events).any(|e| matches!(e.kind, crewgraph_engine::run::EventKind::Paused { .. })), "the host asks first");
+        let seen = first.iter().flat_map(|b| &b.events).count() as u64;
+
+        // The same script again: the host's first reply is not replayed.
+        api.spawn_resume(&id, Some("Blue"), options(Some(&script), None)).await.unwrap();
+        let rest = collect(&api, &id, Some(seen - 1)).await;
+        let replies: Vec<String> = rest
+            .iter()
+            .flat_map(|b| &b.events)
+            .filter_map(|e| match &e.kind {
+                crewgraph_engine::run::EventKind::AgentResponse { content, .. } => Some(content.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(replies, ["Thank you, passing it on. [SUMMARY]", "They like blue, the colour of the sea. [DONE]"]);
+        assert_eq!(api.run_summary(&id).await.unwrap().status, crewgraph_engine::run::RunStatus::Terminated);
+    });
+}

@@ -179,7 +179,7 @@ async fn run(crew: &str, script: &str) -> Result<Gated, crewgraph::api::ApiError
         .with_store(store.clone())
         .with_time(Arc::new(SteppingClock::new(START, 1)), Arc::new(SequentialIds::default()));
     let sink = Arc::new(CollectingSink::default());
-    let options = RunOptions { script: Some(ScriptSource::File(script_path)), model: None, requested_agent: None };
+    let options = RunOptions { script: Some(ScriptSource::File(script_path)), model: None, requested_agent: None, ..RunOptions::default() };
     let cancel = CancellationToken::new();
     let started = api.start_run(&crew_path, "A polished three-line note on bees", &options, sink.clone(), &cancel);
     let outcome = tokio::time::timeout(LIMIT, started).await.expect("the run ends within the limit")?;
@@ -380,7 +380,7 @@ async fn a_run_cancelled_while_the_gatekeeper_thinks_ends_cancelled_at_once() {
         }
         stop.cancel();
     });
-    let options = RunOptions { script: Some(ScriptSource::File(replies_path)), model: None, requested_agent: None };
+    let options = RunOptions { script: Some(ScriptSource::File(replies_path)), model: None, requested_agent: None, ..RunOptions::default() };
     let started = std::time::Instant::now();
     let outcome = tokio::time::timeout(LIMIT, api.start_run(&crew, "A note", &options, sink.clone(), &cancel)).await.unwrap().unwrap();
     assert_eq!(outcome.status, RunStatus::Cancelled);

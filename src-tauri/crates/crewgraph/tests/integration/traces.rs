@@ -49,7 +49,7 @@ async fn run_example(crew: &Path) -> (RunStatus, String, Vec<crewgraph_engine::r
         .with_store(store.clone())
         .with_time(Arc::new(SteppingClock::new(START, 1)), Arc::new(SequentialIds::default()));
     let sink = Arc::new(CollectingSink::default());
-    let options = RunOptions { script: Some(ScriptSource::File(script)), model: None, requested_agent: None };
+    let options = RunOptions { script: Some(ScriptSource::File(script)), model: None, requested_agent: None, ..RunOptions::default() };
     let outcome = api
         .start_run(crew, input(&name), &options, sink.clone(), &CancellationToken::new())
         .await

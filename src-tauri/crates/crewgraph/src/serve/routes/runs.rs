@@ -99,7 +99,7 @@ fn options(script: Option<serde_json::Value>, model: Option<String>, agent: Opti
         }
         Some(_) => return Err(HttpError::invalid("'script' must be the script's YAML text or a JSON object with 'replies'")),
     };
-    Ok(RunOptions { script, model, requested_agent: agent })
+    Ok(RunOptions { script, model, requested_agent: agent, ..RunOptions::default() })
 }
 
 fn accepted(id: &RunId) -> Response {
