@@ -21,6 +21,7 @@ before(async () => {
   assert.ok(APP && CREWS && BIG, "CREWGRAPH_APP, E2E_CREWS and E2E_BIG_CREW must be set (run-window.sh)");
   session = await Session.start(DRIVER, { browserName: "wry", "tauri:options": { application: APP } });
   session.evidenceDir = OUT;
+  session.evidencePrefix = "editor-";
 });
 
 after(async () => {
@@ -77,6 +78,8 @@ async function connect(fromAgent, toNode, signal, where = "") {
 }
 
 const problems = () => session.texts(".problem .problem-plain");
+/** Every edge pill's text, seen or covered (a pill may sit under a card until Tidy up). */
+const pills = () => session.execute(`return [...document.querySelectorAll('.edge-pill')].map((p) => p.textContent)`);
 
 test("a crew is built on an empty canvas, checked live, saved and reopened as the expected YAML", async () => {
   const lab = `${CREWS}/lab.yaml`;
@@ -110,9 +113,9 @@ test("a crew is built on an empty canvas, checked live, saved and reopened as th
 
   // The teacher's [QUESTION] goes to the group; [END_EXAM] into the End node finishes the run.
   await connect("teacher", "group:group_1", "[QUESTION]", ".group-header"); // the frame, not a card inside it
-  await session.until("the parallel edge", async () => (await session.texts(".edge-pill")).some((p) => p.includes("[QUESTION]")));
+  await session.until("the parallel edge", async () => (await pills()).some((p) => p.includes("[QUESTION]")));
   await connect("teacher", "end", "[END_EXAM]");
-  await session.until("the terminate edge", async () => (await session.texts(".edge-pill")).some((p) => p.includes("[END_EXAM]")));
+  await session.until("the terminate edge", async () => (await pills()).some((p) => p.includes("[END_EXAM]")));
   await session.until("the no-way-out problem to go", async () => !(await problems()).join("\n").match(/teacher has no way to finish/));
   assert.deepEqual((await problems()).filter((p) => p), [], "the finished crew has no problems");
   assert.match((await session.texts(".crew-status"))[0], /Ready to run/);
@@ -154,7 +157,8 @@ test("undo and redo walk back and forth through edits, and delete takes an agent
 
 test("a 1,000-agent crew pans and zooms smoothly", async () => {
   await openCrew(BIG);
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 10, timeout: 60000 });
+  // Zoomed out to show all of it, the crew is painted as one picture (FarView).
+  await session.until("the crew's picture", async () => (await session.find(".far-view canvas")).length === 1, 60000);
   await pause(500);
   const measure = (label, zoomed) =>
     session.call("POST", "/execute/async", {

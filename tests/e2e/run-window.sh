@@ -18,6 +18,8 @@ cp "$root/tests/e2e/fixtures/broken-crew.yaml" "$crews/"
 # the start view does not draw it) a generated crew of 1,000 agents and 3,000 edges
 # for the canvas's frame-rate figures.
 printf 'version: "1.0"\nname: Lab\nagents: []\n' >"$crews/lab.yaml"
+cp "$root/tests/e2e/fixtures/interview.yaml" "$crews/"
+cp "$root/tests/e2e/fixtures/interview-script.yaml" "$crews/scripts/interview.yaml"
 big=$(mktemp -d)
 node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 
@@ -39,4 +41,4 @@ pids+=($!)
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
 CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
-  node --test --test-concurrency=1 "$root/tests/e2e/window.test.mjs" "$root/tests/e2e/editor.test.mjs"
+  node --test --test-concurrency=1 "$root/tests/e2e/window.test.mjs" "$root/tests/e2e/editor.test.mjs" "$root/tests/e2e/runs.test.mjs"

@@ -156,7 +156,7 @@ export class Session {
   /** After a timeout: a screenshot of the window as it was, named in the error. */
   async evidence() {
     if (!this.evidenceDir) return "";
-    const path = `${this.evidenceDir}/timeout-${++this.timeouts}.png`;
+    const path = `${this.evidenceDir}/${this.evidencePrefix ?? ""}timeout-${++this.timeouts}.png`;
     try {
       await this.screenshot(path);
       return `; the window then: ${path}`;

@@ -9,7 +9,10 @@ import { ErrorIcon } from "./components/icons";
 import { ProblemsPanel } from "./components/ProblemsPanel";
 import { Sidebar } from "./components/Sidebar";
 import { StartView } from "./components/StartView";
+import type { RunSummary } from "./bindings/RunSummary";
+import { openRun } from "./components/run/runActions";
 import { editorStore, useEditor } from "./editor/store";
+import { useRun } from "./run/store";
 
 // Every edit is checked by the engine (never by a second validator here).
 editorStore.getState().setChecker((spec) => backend.checkCrew({ path: editorStore.getState().path ?? undefined, spec }));
@@ -20,6 +23,20 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
   const files = useFiles();
   const path = useEditor((s) => s.path);
+  const [runs, setRuns] = useState<RunSummary[]>([]);
+  const runEnded = useRun((s) => s.ended);
+
+  // The runs list: on start, and whenever a run's watch ends.
+  useEffect(() => {
+    backend.listRuns().then(setRuns, () => {});
+  }, [runEnded]);
+
+  // A past run: its crew opens, then the run is replayed (or watched, if going on).
+  const showRun = async (run: RunSummary) => {
+    const crew = await backend.runCrew(run.id).catch(() => null);
+    if (crew && crew !== editorStore.getState().path) await files.openPath(crew);
+    await openRun(run);
+  };
 
   // Automation (end-to-end tests, scripts driving the window): open a crew by path,
   // dropping unsaved edits without asking.
@@ -47,6 +64,8 @@ export function App() {
         onNew={() => void files.newCrew()}
         onImport={() => void files.importCrew()}
         recent={files.recent}
+        runs={runs}
+        onOpenRun={(run) => void showRun(run)}
       />
       <main className="main">
         {notice && (

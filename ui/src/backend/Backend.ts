@@ -64,8 +64,12 @@ export interface Backend {
   cancelRun(runId: string): Promise<void>;
   /** Past runs. */
   listRuns(): Promise<RunSummary[]>;
+  /** The crew file or folder a run was made from (null: not known, or gone). */
+  runCrew(runId: string): Promise<string | null>;
   /** Every stored event of a run. */
   runEvents(runId: string): Promise<RunEvent[]>;
+  /** Scripts for Simulate mode that come with the crew (`scripts/<name>.yaml` beside it). */
+  crewScripts(crewPath: string): Promise<string[]>;
   /** Asks the person for a replies script (Simulate mode); null when they cancel. */
   pickScript(): Promise<string | null>;
 }

@@ -33,6 +33,8 @@ const noBackend: Backend = {
   cancelRun: unavailable,
   listRuns: unavailable,
   runEvents: unavailable,
+  runCrew: unavailable,
+  crewScripts: unavailable,
   pickScript: unavailable,
 };
 

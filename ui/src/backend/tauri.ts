@@ -70,6 +70,8 @@ export const tauriBackend: Backend = {
   cancelRun: (runId) => call<void>("cancel_run", { runId }),
   listRuns: () => call<RunSummary[]>("list_runs"),
   runEvents: (runId) => call<RunEvent[]>("run_events", { runId }),
+  runCrew: (runId) => call<string | null>("run_crew", { runId }),
+  crewScripts: (path) => call<string[]>("crew_scripts", { path }),
   async pickScript() {
     const picked = await open({ title: "Choose the agents' replies (a script)", filters: [{ name: "Scripts", extensions: ["yaml", "yml", "json"] }] });
     return typeof picked === "string" ? picked : null;

@@ -1,12 +1,17 @@
 // The problems list: every error and warning in plain words, with the exact text
 // and its place in the file; clicking one selects what it is about on the canvas.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { ProblemView } from "../bindings/ProblemView";
 import { problemSummary } from "../graph/problems";
 import { AlertIcon, CheckIcon, ErrorIcon } from "./icons";
 
 export function ProblemsPanel({ problems, onSelect }: { problems: ProblemView[]; onSelect: (id: string) => void }) {
-  const [open, setOpen] = useState(true);
+  // Open when there is something to fix; "No problems" needs no room of its own.
+  const [open, setOpen] = useState(problems.length > 0);
+  const any = problems.length > 0;
+  useEffect(() => {
+    if (any) setOpen(true);
+  }, [any]);
   const errors = problems.some((p) => p.diagnostic.severity === "error");
   return (
     <section className={`problems-panel${open ? " open" : ""}`} aria-label="Problems">

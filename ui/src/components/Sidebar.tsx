@@ -1,6 +1,21 @@
 // The left region: the crews you can open, and the way back to the start view.
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { RecentCrew } from "../bindings/RecentCrew";
+import type { RunSummary } from "../bindings/RunSummary";
+import type { RunStatus } from "../bindings/RunStatus";
+
+const statusShort: Record<RunStatus, string> = {
+  running: "running",
+  paused: "waiting for you",
+  terminated: "finished",
+  completed: "finished",
+  max_handoffs: "stopped at the handoff limit",
+  no_route: "stopped: no route",
+  signal_failure: "stopped: no signal",
+  loop_detected: "stopped: a loop",
+  cancelled: "stopped by you",
+  failed: "failed",
+};
 import { FileIcon, FolderIcon } from "./icons";
 
 type Props = {
@@ -12,11 +27,13 @@ type Props = {
   onNew: () => void;
   onImport: () => void;
   recent: RecentCrew[];
+  runs: RunSummary[];
+  onOpenRun: (run: RunSummary) => void;
 };
 
 const shortName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
 
-export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent }: Props) {
+export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent, runs, onOpenRun }: Props) {
   return (
     <nav className="sidebar" aria-label="Crews">
       <button type="button" className="brand" onClick={onHome} title="Back to the start">
@@ -68,6 +85,23 @@ export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImpo
                   title={crew.exists ? crew.path : `${crew.path} (no longer there)`}
                 >
                   <span className="sidebar-name">{shortName(crew.path)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {runs.length > 0 && (
+        <>
+          <div className="sidebar-section">Runs</div>
+          <ul className="sidebar-list runs-list">
+            {runs.slice(0, 12).map((run) => (
+              <li key={run.id}>
+                <button type="button" className="sidebar-item" onClick={() => onOpenRun(run)} title={`“${run.input}” — ${statusShort[run.status]}`}>
+                  <span className={`run-dot run-dot-${run.status}`} aria-hidden />
+                  <span className="sidebar-name">
+                    {run.crew_name} · {new Date(run.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+                  </span>
                 </button>
               </li>
             ))}

@@ -7,11 +7,13 @@ import { useContext } from "react";
 import { midpoint, near, roundedPath } from "../../graph/path";
 import type { CrewEdge } from "../../graph/toFlow";
 import { ProblemBadge } from "../ProblemBadge";
+import { useEdgeRunInfo } from "../run/useRunGraph";
 import { SelectionContext } from "../selection";
 
 export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   const { id, data, markerEnd, selected, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props;
   const select = useContext(SelectionContext);
+  const run = useEdgeRunInfo(props.source, props.target);
   if (!data) return null;
   const route = data.route;
   let path: string;
@@ -29,6 +31,8 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   return (
     <>
       <BaseEdge
+        key={run.count}
+        className={run.pulse ? "run-pulse" : undefined}
         id={id}
         path={path}
         markerEnd={markerEnd}
@@ -42,7 +46,7 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
       <EdgeLabelRenderer>
         <button
           type="button"
-          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}`}
+          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}${run.pulse ? " run-pulse" : ""}`}
           style={{
             transform: `translate(-50%, -50%) translate(${label.x}px, ${label.y}px)`,
             borderColor: badge?.severity === "error" ? undefined : data.color,
@@ -54,6 +58,11 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
         >
           <span className="edge-pill-text">{data.label}</span>
           {badge && <ProblemBadge badge={badge} small />}
+          {run.count > 0 && (
+            <span key={run.count} className={`run-count${run.pulse ? " run-pulse" : ""}`} title={`Taken ${run.count} time${run.count === 1 ? "" : "s"} in this run`}>
+              {run.count}
+            </span>
+          )}
         </button>
       </EdgeLabelRenderer>
     </>

@@ -50,6 +50,7 @@ import { GroupNode } from "../nodes/GroupNode";
 import { EndNode, RouterNode, WaitNode } from "../nodes/PseudoNodes";
 import { ProblemsPanel } from "../ProblemsPanel";
 import { SelectionContext } from "../selection";
+import { RunDock } from "../run/RunDock";
 import { ConnectDialog, type PendingConnection } from "./ConnectDialog";
 import { FarView } from "./FarView";
 import { HelpOverlay } from "./HelpOverlay";
@@ -58,8 +59,10 @@ import { type Theme, useTheme } from "./useTheme";
 
 const nodeTypes = { agent: AgentNode, group: GroupNode, end: EndNode, wait: WaitNode, router: RouterNode };
 const edgeTypes = { crew: CrewEdgeView };
-/** Below this zoom the crew is painted by FarView instead of React Flow. */
+/** Below this zoom, a crew of more than `farAbove` nodes is painted by FarView
+ * instead of React Flow (a small crew is cheap to draw at any size). */
 const farZoom = 0.45;
+const farAbove = 150;
 const minZoom = 0.03;
 const noNodes: CrewNode[] = [];
 const noEdges: CrewEdge[] = [];
@@ -94,7 +97,8 @@ function Editor({ files }: { files: Files }) {
   // (Leaving is at a higher zoom than entering, so hovering at the line does not
   // switch back and forth.)
   const farBefore = useRef(false);
-  const far = useStore((s) => s.transform[2] < (farBefore.current ? farZoom * 1.15 : farZoom));
+  const big = (document?.graph.nodes.length ?? 0) > farAbove;
+  const far = useStore((s) => big && s.transform[2] < (farBefore.current ? farZoom * 1.15 : farZoom));
   farBefore.current = far;
   const canvas = useRef<HTMLDivElement>(null);
   const clipboard = useRef<ClipboardPayload | null>(null);
@@ -507,6 +511,7 @@ function Editor({ files }: { files: Files }) {
           </div>
           <EditorInspector />
         </div>
+        <RunDock crewPath={path} crewValid={document?.valid ?? false} unsaved={dirty} />
         {pending && <ConnectDialog pending={pending} onClose={() => setPending(null)} />}
         {adding !== undefined && (
           <NewAgentDialog

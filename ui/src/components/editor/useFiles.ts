@@ -8,6 +8,7 @@ import type { EditableCrew } from "../../bindings/EditableCrew";
 import type { RecentCrew } from "../../bindings/RecentCrew";
 import { emptyCrew } from "../../editor/newCrew";
 import { editorStore } from "../../editor/store";
+import { runStore } from "../../run/store";
 
 /** How often an open crew's files are compared with what was opened. */
 const DISK_POLL_MS = 3000;
@@ -70,6 +71,9 @@ export function useFiles(): Files {
       return;
     }
     setUnreadable(null);
+    // Another crew: the last run's marks go, unless that run is still going on.
+    const run = runStore.getState();
+    if (run.ended !== null || !run.view) run.reset();
     editorStore.getState().load({ path: crew.path, layout: crew.layout, spec: crew.spec, document: crew.document, positions: crew.positions });
     setGeneration((n) => n + 1);
     setOpen(true);

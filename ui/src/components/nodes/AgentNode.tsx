@@ -5,12 +5,14 @@ import { InHandle, OutHandle } from "./handles";
 import { avatarColor, avatarLetter } from "../../graph/style";
 import { FlagIcon } from "../icons";
 import { ProblemBadge } from "../ProblemBadge";
+import { useNodeRunClass } from "../run/useRunGraph";
 
 export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge } = data;
+  const run = useNodeRunClass(view.id);
   return (
     <div
-      className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}`}
+      className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${run ? ` ${run}` : ""}`}
       data-agent={view.agent ?? undefined}
       title={view.description ?? undefined}
     >

@@ -5,12 +5,15 @@ import { InHandle, OutHandle } from "./handles";
 import { formatDuration } from "../../graph/style";
 import { GroupIcon } from "../icons";
 import { ProblemBadge } from "../ProblemBadge";
+import { useGroupRunWords, useNodeRunClass } from "../run/useRunGraph";
 
 export function GroupNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge } = data;
   const group = view.group;
+  const run = useNodeRunClass(view.id);
+  const progress = useGroupRunWords(view.id, group?.timeout_ms ?? null);
   return (
-    <div className={`group-frame${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}`} data-group={view.label}>
+    <div className={`group-frame${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${run ? ` ${run}` : ""}`} data-group={view.label}>
       <InHandle direction={data.direction} />
       <div className="group-header">
         <GroupIcon size={14} />
@@ -21,6 +24,7 @@ export function GroupNode({ data, selected }: NodeProps<CrewNode>) {
             side by side · {formatDuration(group.timeout_ms)} · {group.wait_for_all ? "waits for all" : "goes on at the timeout"}
           </span>
         )}
+        {progress && <span className="run-group-progress">{progress}</span>}
       </div>
       <OutHandle direction={data.direction} />
     </div>

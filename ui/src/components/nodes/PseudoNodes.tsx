@@ -4,10 +4,13 @@ import type { NodeProps } from "@xyflow/react";
 import type { CrewNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { FlagIcon, HourglassIcon, RouterIcon } from "../icons";
+import { useEndWords, useNodeRunClass } from "../run/useRunGraph";
 
 export function EndNode({ data, selected }: NodeProps<CrewNode>) {
+  const run = useNodeRunClass(data.view.id);
+  const words = useEndWords();
   return (
-    <div className={`pseudo-node end-node${selected ? " selected" : ""}`} title="The run ends here">
+    <div className={`pseudo-node end-node${selected ? " selected" : ""}${run ? ` ${run}` : ""}`} title="The run ends here" data-run-words={words ?? undefined}>
       <InHandle direction={data.direction} />
       <FlagIcon size={16} />
       <span>End</span>
@@ -16,8 +19,9 @@ export function EndNode({ data, selected }: NodeProps<CrewNode>) {
 }
 
 export function WaitNode({ data, selected }: NodeProps<CrewNode>) {
+  const run = useNodeRunClass(data.view.id);
   return (
-    <div className={`pseudo-node wait-node${selected ? " selected" : ""}`} title="The crew waits for you here">
+    <div className={`pseudo-node wait-node${selected ? " selected" : ""}${run ? ` ${run}` : ""}`} title="The crew waits for you here">
       <InHandle direction={data.direction} />
       <HourglassIcon size={16} />
       <span>Wait</span>

@@ -1,0 +1,225 @@
+// @vitest-environment jsdom
+// The run dock against a stand-in backend that plays the engine's batches: a run
+// started from the panel fills the transcript and the tracker, a tracker line
+// selects its arrow, Stop pressed twice stops once, Resume waits for a pause and
+// sends the answer, and what the backend refuses is said inline.
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ResumeRequest } from "../../bindings/ResumeRequest";
+import type { RunBatch } from "../../bindings/RunBatch";
+import type { RunEvent } from "../../bindings/RunEvent";
+import type { RunRequest } from "../../bindings/RunRequest";
+import { examCrew } from "../../editor/fixtures";
+import { editorStore } from "../../editor/store";
+import { events, examRun, failedRun, pausedRun, resumedLeg } from "../../run/fixtures";
+import { runStore } from "../../run/store";
+import { examDocument, open } from "../inspector/testing";
+import { RunDock } from "./RunDock";
+
+type OnBatch = (batch: RunBatch) => void;
+
+const fake = vi.hoisted(() => ({
+  /** The batches the next run's watch delivers as soon as it starts. */
+  script: [] as RunBatch[],
+  /** The latest watch's handler, to deliver more later. */
+  onBatch: null as ((batch: RunBatch) => void) | null,
+  startError: null as Error | null,
+  started: [] as unknown[],
+  resumed: [] as unknown[][],
+  cancelled: [] as string[],
+}));
+
+vi.mock("../../backend", () => ({
+  backend: {
+    listModels: async () => [
+      { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, reachable: null, problem: null },
+    ],
+    pickScript: async () => "/home/ana/scripts/exam.yaml",
+    crewScripts: async () => [],
+    startRun: async (request: RunRequest, onBatch: OnBatch) => {
+      if (fake.startError) throw fake.startError;
+      fake.started.push(request);
+      fake.onBatch = onBatch;
+      for (const batch of fake.script) onBatch(batch);
+      return "run-1";
+    },
+    resumeRun: async (runId: string, request: ResumeRequest, after: number | null, onBatch: OnBatch) => {
+      fake.resumed.push([runId, request, after]);
+      fake.onBatch = onBatch;
+    },
+    cancelRun: async (runId: string) => {
+      fake.cancelled.push(runId);
+    },
+  },
+}));
+
+const batch = (list: RunEvent[], end: RunBatch["end"] = null): RunBatch => ({ events: list, end, lost_from: null });
+const PATH = "/home/ana/crews/exam.yaml";
+
+afterEach(cleanup);
+beforeEach(() => {
+  open(examCrew(), examDocument());
+  runStore.getState().reset();
+  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], cancelled: [] });
+});
+
+const input = () => screen.getByRole("textbox") as HTMLTextAreaElement;
+const button = (name: string) => screen.getByRole("button", { name }) as HTMLButtonElement;
+const status = () => screen.getByRole("status").textContent;
+/** The dock starts folded while no run is shown: open it as the person would. */
+const unfold = () => fireEvent.click(screen.getByRole("button", { name: "Show the run panel" }));
+
+async function startWith(script: RunBatch[]) {
+  fake.script = script;
+  render(<RunDock crewPath={PATH} crewValid />);
+  unfold();
+  fireEvent.change(input(), { target: { value: "Begin." } });
+  await act(async () => {
+    fireEvent.click(button("Run"));
+  });
+}
+
+describe("running a crew", () => {
+  it("starts folded to its status line, leaving the canvas the room", () => {
+    render(<RunDock crewPath={PATH} crewValid />);
+    expect(screen.queryByRole("textbox")).toBeNull();
+    expect(status()).toBe("Ready to run");
+    unfold();
+    expect(input()).toBeTruthy();
+  });
+
+  it("starts the saved crew with the input and shows each batch in the transcript and the tracker", async () => {
+    const all = examRun();
+    await startWith([batch(all.slice(0, 3)), batch(all.slice(3, 18)), batch(all.slice(18), "finished")]);
+    expect(fake.started).toEqual([{ crew: PATH, input: "Begin." }]);
+    const transcript = screen.getByRole("log");
+    expect(transcript.textContent).toContain("You askedBegin.");
+    expect(transcript.textContent).toContain("Question 1: what is 1/2 + 1/4? [QUESTION]");
+    expect(transcript.textContent).toContain("0.75 is 3/4: right. Score: 1/1");
+    expect(screen.getAllByText("said [QUESTION] · exact")).toHaveLength(2);
+    expect(screen.getByText("said [END_EXAM] · exact")).toBeTruthy();
+    // The reporter's calculator, folded away.
+    expect(screen.getAllByText("Used calculator")).toHaveLength(1);
+    const lines = screen.getAllByRole("listitem").map((li) => li.querySelector(".run-handoff-who")?.textContent + (li.querySelector(".run-handoff-why")?.textContent ?? ""));
+    expect(lines).toEqual([
+      "Teacher → exam_round · because the reply said [QUESTION] (exact)",
+      "Teacher → exam_round · because the reply said [QUESTION] (exact)",
+    ]);
+    expect(status()).toBe("Finished: Teacher said [END_EXAM]");
+  });
+
+  it("shows the streamed words before the reply is whole, with the agent at work", async () => {
+    await startWith([batch(examRun().slice(0, 3))]);
+    expect(screen.getByRole("log").textContent).toContain("Question 1: what is 1/2 + 1/4? [QUESTION]");
+    expect(screen.getByLabelText("writing")).toBeTruthy();
+    expect(status()).toBe("Running: Teacher is working");
+    expect(button("Run").disabled).toBe(true);
+    expect(input().disabled).toBe(true);
+  });
+
+  it("a tracker line selects its arrow on the graph and highlights the turn that led to it", async () => {
+    await startWith([batch(examRun(), "finished")]);
+    fireEvent.click(screen.getAllByRole("button", { name: /Teacher → exam_round/ })[1]);
+    expect(editorStore.getState().selection).toEqual(["rule:teacher:0:group:exam_round"]);
+    expect(runStore.getState().highlight).toBe(17);
+    expect(document.querySelector('[data-turn="17"]')?.className).toContain("highlighted");
+  });
+
+  it("a failed run keeps the partial reply and says what went wrong", async () => {
+    await startWith([batch(failedRun(), "finished")]);
+    const failed = screen.getByRole("article", { name: "Student's turn" });
+    expect(failed.textContent).toContain("1/2 is 2/4, so the sum is");
+    expect(screen.getByRole("alert").textContent).toBe("agent 'student': provider unavailable");
+    expect(status()).toBe("Failed: agent 'student': provider unavailable");
+  });
+
+  it("Simulate runs with a chosen script; a model runs every agent with it", async () => {
+    fake.script = [batch(examRun(), "finished")];
+    render(<RunDock crewPath={PATH} crewValid />);
+    unfold();
+    fireEvent.change(input(), { target: { value: "Begin." } });
+    await waitFor(() => expect(screen.getByRole("option", { name: "fast" })).toBeTruthy());
+    const model = screen.getByLabelText("Model");
+    fireEvent.change(model, { target: { value: "\u0000simulate" } });
+    expect(button("Run").disabled).toBe(true);
+    expect(screen.getByText("Choose a script with the agents' replies.")).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(button("Choose script…"));
+    });
+    expect(screen.getByText("exam.yaml")).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(button("Run"));
+    });
+    fireEvent.change(model, { target: { value: "fast" } });
+    await act(async () => {
+      fireEvent.click(button("Run"));
+    });
+    expect(fake.started).toEqual([
+      { crew: PATH, input: "Begin.", script_path: "/home/ana/scripts/exam.yaml" },
+      { crew: PATH, input: "Begin.", model: "fast" },
+    ]);
+  });
+
+  it("Run waits for a saved crew without errors, and says why", () => {
+    const { rerender } = render(<RunDock crewPath={null} crewValid />);
+    unfold();
+    fireEvent.change(input(), { target: { value: "Begin." } });
+    expect(button("Run").disabled).toBe(true);
+    expect(screen.getByText("Save the crew first: a run uses the saved file.")).toBeTruthy();
+    rerender(<RunDock crewPath={PATH} crewValid={false} />);
+    expect(button("Run").disabled).toBe(true);
+    expect(screen.getByText("Fix the crew's problems first (they are listed under the graph).")).toBeTruthy();
+    rerender(<RunDock crewPath={PATH} crewValid />);
+    expect(button("Run").disabled).toBe(false);
+  });
+
+  it("says in plain words when the backend refuses to start", async () => {
+    fake.startError = new Error("the crew file could not be read");
+    await startWith([]);
+    expect(screen.getByRole("alert").textContent).toBe("Could not start the run: the crew file could not be read");
+    expect(button("Run").disabled).toBe(false);
+  });
+});
+
+describe("Stop", () => {
+  it("pressed twice asks the backend once, and the run ends cancelled", async () => {
+    await startWith([batch(examRun().slice(0, 3))]);
+    await act(async () => {
+      fireEvent.click(button("Stop"));
+    });
+    expect(button("Stopping…").disabled).toBe(true);
+    await act(async () => {
+      fireEvent.click(button("Stopping…"));
+    });
+    expect(fake.cancelled).toEqual(["run-1"]);
+    act(() => fake.onBatch!(batch(events([{ type: "run_finished", status: "cancelled", final_agent: "teacher", handoffs: 0, steps: 1 }], "run-1", 3), "finished")));
+    expect(status()).toBe("Cancelled");
+    expect(button("Stop").disabled).toBe(true);
+    expect(screen.getByText("Stopped before the reply was finished.")).toBeTruthy();
+  });
+});
+
+describe("Resume", () => {
+  it("is only for a paused run, and sends the person's answer", async () => {
+    await startWith([batch(pausedRun().slice(0, 3))]);
+    expect(button("Resume").disabled).toBe(true);
+    act(() => fake.onBatch!(batch(pausedRun().slice(3), "finished")));
+    expect(screen.getByLabelText("The crew is waiting for you: Teacher")).toBe(input());
+    expect(document.activeElement).toBe(input());
+    expect(status()).toBe("Paused: the crew is waiting for you (Teacher said [WAIT])");
+    // No answer yet: nothing to send.
+    expect(button("Resume").disabled).toBe(true);
+    fireEvent.change(input(), { target: { value: "Fractions, please." } });
+    expect(button("Resume").disabled).toBe(false);
+    await act(async () => {
+      fireEvent.click(button("Resume"));
+    });
+    expect(fake.resumed).toEqual([["run-1", { input: "Fractions, please." }, 6]]);
+    act(() => fake.onBatch!(batch(resumedLeg(), "finished")));
+    expect(screen.getByRole("log").textContent).toContain("You answered TeacherFractions, please.");
+    expect(screen.getByRole("log").textContent).toContain("Fractions it is. Goodbye! [END_EXAM]");
+    expect(status()).toBe("Finished: Teacher said [END_EXAM]");
+    expect(button("Resume").disabled).toBe(true);
+    expect(screen.getByLabelText("What should the crew do?")).toBe(input());
+  });
+});

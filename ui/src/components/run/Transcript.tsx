@@ -1,0 +1,148 @@
+// The run's transcript (UX.md, the bottom region's middle): what the person asked,
+// then each agent's turn under its name and avatar colour — its reply as it
+// streams, its tool calls folded away, a pill for the signal it matched — the
+// person's answers, and warnings. Follows the newest words unless the person
+// scrolled up to read; a tracker line clicked brings its turn into view.
+import { memo, useEffect, useLayoutEffect, useRef } from "react";
+import { avatarColor, avatarLetter, behaviorWords } from "../../graph/style";
+import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
+import { useRun } from "../../run/store";
+import { type Namer, signalPill } from "../../run/words";
+import { useNames } from "./useNames";
+
+type Entry =
+  | { kind: "turn"; seq: number; turn: Turn }
+  | { kind: "answer"; seq: number; answer: Answer }
+  | { kind: "warning"; seq: number; notice: Notice };
+
+/** Turns, answers and warnings in the order they happened. */
+export function transcriptEntries(view: RunView): Entry[] {
+  const entries: Entry[] = [
+    ...view.turns.map((turn) => ({ kind: "turn" as const, seq: turn.id, turn })),
+    ...view.answers.map((answer) => ({ kind: "answer" as const, seq: answer.seq, answer })),
+    ...view.warnings.map((notice) => ({ kind: "warning" as const, seq: notice.seq, notice })),
+  ];
+  return entries.sort((a, b) => a.seq - b.seq);
+}
+
+/** Within this many pixels of the bottom counts as "at the bottom". */
+const stickiness = 24;
+
+export function Transcript() {
+  const view = useRun((s) => s.view);
+  const highlight = useRun((s) => s.highlight);
+  const names = useNames();
+  const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+
+  const onScroll = () => {
+    const box = scroller.current;
+    if (box) following.current = box.scrollHeight - box.scrollTop - box.clientHeight <= stickiness;
+  };
+
+  // New words: stay at the bottom, unless the person scrolled up.
+  useLayoutEffect(() => {
+    const box = scroller.current;
+    if (box && following.current) box.scrollTop = box.scrollHeight;
+  }, [view]);
+
+  useEffect(() => {
+    if (highlight === null) return;
+    const turn = scroller.current?.querySelector(`[data-turn="${highlight}"]`);
+    if (turn instanceof HTMLElement) {
+      following.current = false;
+      turn.scrollIntoView?.({ block: "nearest" });
+    }
+  }, [highlight]);
+
+  // A new run follows its words again.
+  const runId = view?.runId;
+  useEffect(() => {
+    following.current = true;
+  }, [runId]);
+
+  return (
+    <div className="run-transcript" ref={scroller} onScroll={onScroll} aria-label="Transcript" role="log">
+      {!view || (view.lastSeq < 0 && !view.input) ? (
+        <p className="run-empty">Nothing has run yet. Write what the crew should do and press Run; the agents' replies appear here as they write them.</p>
+      ) : (
+        <>
+          {view.input && (
+            <div className="run-you">
+              <span className="run-you-label">You asked</span>
+              <p className="run-text">{view.input}</p>
+            </div>
+          )}
+          {transcriptEntries(view).map((entry) =>
+            entry.kind === "turn" ? (
+              <TurnView key={`t${entry.seq}`} turn={entry.turn} names={names} highlighted={entry.turn.id === highlight} />
+            ) : entry.kind === "answer" ? (
+              <div key={`a${entry.seq}`} className="run-you">
+                <span className="run-you-label">You answered {names(entry.answer.agent)}</span>
+                <p className="run-text">{entry.answer.input || "(nothing)"}</p>
+              </div>
+            ) : (
+              <p key={`w${entry.seq}`} className="run-warning">
+                {entry.notice.message}
+              </p>
+            ),
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** One turn; a turn that did not change is not drawn again (its object is the same). */
+const TurnView = memo(function TurnView({ turn, names, highlighted }: { turn: Turn; names: Namer; highlighted: boolean }) {
+  const name = names(turn.agent);
+  return (
+    <article
+      className={`run-turn run-turn-${turn.state}${highlighted ? " highlighted" : ""}`}
+      data-turn={turn.id}
+      aria-label={`${name}'s turn`}
+    >
+      <header className="run-turn-header">
+        <span className="run-avatar" style={{ background: avatarColor(turn.agent) }} aria-hidden>
+          {avatarLetter(name)}
+        </span>
+        <span className="run-turn-name">{name}</span>
+        {turn.group && <span className="run-turn-group">in {names(turn.group)}</span>}
+        {turn.state === "working" && (
+          <span className="run-typing" aria-label="writing">
+            <span />
+            <span />
+            <span />
+          </span>
+        )}
+      </header>
+      {turn.text ? <p className="run-text">{turn.text}</p> : turn.state === "working" ? null : <p className="run-text muted">(no reply)</p>}
+      {turn.tools.map((tool) => (
+        <details key={tool.seq} className="run-tool">
+          <summary>
+            Used {tool.name}
+            {tool.result === null ? " …" : ""}
+          </summary>
+          <div className="run-tool-body">
+            <span className="run-tool-label">Asked with</span>
+            <pre>{JSON.stringify(tool.arguments, null, 2)}</pre>
+            <span className="run-tool-label">Got back</span>
+            <pre>{tool.result ?? "(waiting for the answer)"}</pre>
+          </div>
+        </details>
+      ))}
+      {turn.signal && (
+        <span className={`run-signal run-signal-${turn.signal.behavior}`} title={`${behaviorWords[turn.signal.behavior]}${turn.signal.target ? ` (${names(turn.signal.target)})` : ""}${turn.signal.payload ? ` · ${turn.signal.payload}` : ""}`}>
+          {signalPill(turn.signal)}
+        </span>
+      )}
+      {turn.state === "failed" && (
+        <p className="run-turn-error" role="alert">
+          {turn.error ?? "This turn failed."}
+        </p>
+      )}
+      {turn.state === "stopped" && <p className="run-turn-note">Stopped before the reply was finished.</p>}
+      {turn.state === "timed_out" && <p className="run-turn-note">Did not finish in the group's time; the group went on without this reply.</p>}
+    </article>
+  );
+});

@@ -1,0 +1,97 @@
+// What the window does with runs through the backend — start, stop, resume, watch
+// a run going on, replay a past one — each feeding the run store. Only the newest
+// watch feeds it: batches of a watch a newer one replaced are dropped; a watch that
+// fell behind ("lagged") catches up from the last event it has.
+import { backend } from "../../backend";
+import type { ResumeRequest } from "../../bindings/ResumeRequest";
+import type { RunBatch } from "../../bindings/RunBatch";
+import type { RunRequest } from "../../bindings/RunRequest";
+import type { RunSummary } from "../../bindings/RunSummary";
+import { runStore } from "../../run/store";
+
+let generation = 0;
+
+/** A new watch's batch handler; any older watch's batches are dropped from now on. */
+function feed(): (batch: RunBatch) => void {
+  const mine = ++generation;
+  return (batch) => {
+    if (mine !== generation) return;
+    runStore.getState().apply(batch);
+    if (batch.end === "lagged") void catchUp();
+  };
+}
+
+/** The last event the view has, for a watch to go on after it. */
+function after(): number | null {
+  const last = runStore.getState().view?.lastSeq ?? -1;
+  return last >= 0 ? last : null;
+}
+
+/** Starts a run of the crew file; its events fill the run store. Answers its id. */
+export async function startRun(request: RunRequest): Promise<string> {
+  runStore.getState().begin(null);
+  const onBatch = feed();
+  const mine = generation;
+  try {
+    const id = await backend.startRun(request, onBatch);
+    if (mine === generation) runStore.getState().begin(id);
+    return id;
+  } catch (error) {
+    if (mine === generation) runStore.getState().reset();
+    throw error;
+  }
+}
+
+/** Stops the run (it ends `cancelled`; its last events arrive on its watch). */
+export function stopRun(runId: string): Promise<void> {
+  return backend.cancelRun(runId);
+}
+
+/** Goes on with a paused (or interrupted) run, with the person's answer. */
+export async function resumeRun(runId: string, request: ResumeRequest): Promise<void> {
+  const before = runStore.getState().ended;
+  runStore.getState().begin(runId);
+  const from = after();
+  try {
+    await backend.resumeRun(runId, request, from, feed());
+  } catch (error) {
+    if (before) runStore.getState().end(before);
+    throw error;
+  }
+}
+
+/** Shows a run going on (or stored) from its events so far, then live. */
+export async function watchRun(runId: string): Promise<void> {
+  runStore.getState().begin(runId);
+  try {
+    await backend.watchRun(runId, after(), feed());
+  } catch (error) {
+    runStore.getState().end("interrupted");
+    throw error;
+  }
+}
+
+/** Replays a past run on the graph, event by event. */
+export async function replayRun(runId: string): Promise<void> {
+  const events = await backend.runEvents(runId);
+  ++generation;
+  runStore.getState().load(events);
+}
+
+/** Opens a run from the runs list: one that may go on (running, or paused and
+ * waiting for an answer) is watched, so Stop and Resume work; others are replayed. */
+export function openRun(run: Pick<RunSummary, "id" | "status">): Promise<void> {
+  return run.status === "running" || run.status === "paused" ? watchRun(run.id) : replayRun(run.id);
+}
+
+/** Watches again from the last event the view has (after a watch fell behind). */
+export async function catchUp(): Promise<void> {
+  const view = runStore.getState().view;
+  if (!view?.runId) return;
+  runStore.getState().begin(view.runId);
+  try {
+    await backend.watchRun(view.runId, after(), feed());
+  } catch {
+    runStore.getState().end("lagged");
+  }
+}

@@ -1,0 +1,119 @@
+// The graph's look during a run: each node's class at each moment of the exam
+// crew's run, the arrows' counts and pulse, and which arrow a tracker line means.
+import { describe, expect, it } from "vitest";
+import type { RunStatus } from "../../bindings/RunStatus";
+import { events, examRun, failedRun, pausedRun, scoringRun } from "../../run/fixtures";
+import { fromEvents } from "../../run/reducer";
+import { examDocument, signalEdge } from "../inspector/testing";
+import { edgeForHandoff, edgeRunInfo, idInRun, nodeRunClass, runTone } from "./runClasses";
+
+const at = (seq: number) => fromEvents(examRun().filter((e) => e.seq <= seq));
+
+describe("nodeRunClass", () => {
+  it("nothing without a run", () => {
+    expect(nodeRunClass("agent:teacher", null)).toBe("");
+    expect(nodeRunClass("end", null)).toBe("");
+  });
+
+  it("the agent at work glows, then shows done", () => {
+    expect(nodeRunClass("agent:teacher", at(1))).toBe("run-active");
+    expect(nodeRunClass("agent:student", at(1))).toBe("");
+    expect(nodeRunClass("agent:teacher", at(3))).toBe("run-done");
+  });
+
+  it("a group lights while its members work, and all its members at once", () => {
+    const view = at(6);
+    expect(nodeRunClass("group:exam_round", view)).toBe("run-active");
+    expect(nodeRunClass("agent:student", view)).toBe("run-active");
+    expect(nodeRunClass("agent:reporter", view)).toBe("run-active");
+    expect(nodeRunClass("group:exam_round", at(16))).toBe("run-done");
+  });
+
+  it("End shows how the run ended, only once it has", () => {
+    expect(nodeRunClass("end", at(20))).toBe("");
+    expect(nodeRunClass("end", fromEvents(examRun()))).toBe("run-end run-end-finished");
+    expect(nodeRunClass("end", fromEvents(failedRun()))).toBe("run-end run-end-failed");
+    expect(nodeRunClass("end", fromEvents(pausedRun()))).toBe("");
+  });
+
+  it("Wait and the waiting agent light up while the crew waits for you", () => {
+    const view = fromEvents(pausedRun());
+    expect(nodeRunClass("wait", view)).toBe("run-waiting");
+    expect(nodeRunClass("agent:teacher", view)).toBe("run-waiting");
+    expect(nodeRunClass("wait", at(5))).toBe("");
+  });
+
+  it("a failed agent turns red", () => {
+    expect(nodeRunClass("agent:student", fromEvents(failedRun()))).toBe("run-failed");
+  });
+});
+
+describe("runTone", () => {
+  it("sorts every status into five looks", () => {
+    const all: RunStatus[] = ["running", "terminated", "completed", "paused", "max_handoffs", "no_route", "signal_failure", "loop_detected", "cancelled", "failed"];
+    expect(all.map(runTone)).toEqual([
+      "running",
+      "finished",
+      "finished",
+      "waiting",
+      "stopped",
+      "stopped",
+      "stopped",
+      "stopped",
+      "stopped",
+      "failed",
+    ]);
+  });
+});
+
+describe("edgeRunInfo", () => {
+  it("counts the arrows taken by their ends and pulses the last one", () => {
+    const view = at(17);
+    expect(edgeRunInfo({ source: "agent:teacher", target: "group:exam_round" }, view)).toEqual({ count: 1, pulse: false });
+    expect(edgeRunInfo({ source: "group:exam_round", target: "agent:teacher" }, view)).toEqual({ count: 1, pulse: true });
+    expect(edgeRunInfo({ source: "agent:teacher", target: "end" }, view)).toEqual({ count: 0, pulse: false });
+    expect(edgeRunInfo({ source: "agent:teacher", target: "end" }, fromEvents(examRun()))).toEqual({ count: 1, pulse: true });
+    expect(edgeRunInfo({ source: "agent:teacher", target: "end" }, null)).toEqual({ count: 0, pulse: false });
+  });
+
+  it("node ids lose their kind; End, Wait and the router keep theirs", () => {
+    expect([idInRun("agent:teacher"), idInRun("group:exam_round"), idInRun("end"), idInRun("router")]).toEqual(["teacher", "exam_round", "end", "router"]);
+  });
+});
+
+describe("edgeForHandoff", () => {
+  const edges = examDocument().graph.edges;
+
+  it("finds the signal's arrow into a group", () => {
+    const view = fromEvents(examRun());
+    expect(edgeForHandoff(view.handoffs[0], edges)).toBe("rule:teacher:0:group:exam_round");
+  });
+
+  it("prefers the signal's own arrow over an 'otherwise' arrow between the same cards, and the reverse for a fallback", () => {
+    const both = [
+      { ...signalEdge("teacher", 0, "agent:student", "[ASK]", "route"), id: "fallback:teacher:agent:student", kind: "fallback" as const, signal: null, behavior: null },
+      signalEdge("teacher", 0, "agent:student", "[ASK]", "route"),
+    ];
+    const signalled = fromEvents(
+      events([
+        { type: "agent_started", agent: "teacher", step: 1 },
+        { type: "agent_response", agent: "teacher", content: "[ASK]" },
+        { type: "signal_matched", agent: "teacher", signal: "[ASK]", level: "exact", behavior: "route", target: "student" },
+        { type: "handoff", from: "teacher", to: "student", reason: "signal [ASK] (exact)", handoff_count: 1 },
+        { type: "agent_started", agent: "student", step: 2 },
+        { type: "agent_response", agent: "student", content: "no signal here" },
+        { type: "handoff", from: "student", to: "teacher", reason: "no signal matched; fallback to its handoff target", handoff_count: 2 },
+      ]),
+    );
+    expect(edgeForHandoff(signalled.handoffs[0], both)).toBe("rule:teacher:0:agent:student");
+    const fallback = { ...signalled.handoffs[0], signal: null, reason: "no signal matched; fallback to its handoff target" };
+    expect(edgeForHandoff(fallback, both)).toBe("fallback:teacher:agent:student");
+    expect(edgeForHandoff(signalled.handoffs[1], both)).toBeNull();
+  });
+
+  it("a scoring handoff finds the supervisor's arrow", () => {
+    const view = fromEvents(scoringRun());
+    const score = { ...signalEdge("triage", 0, "agent:billing", "", null), id: "score:triage:agent:billing", kind: "score" as const, signal: null };
+    expect(edgeForHandoff(view.handoffs[0], [score])).toBe("score:triage:agent:billing");
+  });
+});

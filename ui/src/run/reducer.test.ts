@@ -1,0 +1,345 @@
+// The run reducer against the engine's own traces: every event type, duplicates and
+// gaps, catch-up, a pause and its answer, a failure mid-stream, a parallel group.
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../bindings/RunEvent";
+import { examRun, events, failedRun, pausedRun, resumedLeg, scoringRun } from "./fixtures";
+import { applyRunEvent, applyRunEvents, edgeKey, emptyRun, fromEvents, replayFrames, type RunView } from "./reducer";
+
+const upTo = (all: RunEvent[], seq: number) => all.filter((e) => e.seq <= seq);
+const at = (seq: number) => fromEvents(upTo(examRun(), seq));
+
+describe("applyRunEvent: each event type", () => {
+  it("run_started names the crew and the request", () => {
+    const view = at(0);
+    expect(view).toMatchObject({ runId: "run-1", crew: "Fractions exam", input: "Begin.", status: "running", lastSeq: 0 });
+    expect(view.startedAt).toBe("2026-11-28T10:00:00.001Z");
+  });
+
+  it("agent_started begins a turn and lights the agent", () => {
+    const view = at(1);
+    expect(view.turns).toHaveLength(1);
+    expect(view.turns[0]).toMatchObject({ id: 1, agent: "teacher", step: 1, text: "", state: "working", group: null });
+    expect(view.agents).toEqual({ teacher: "active" });
+  });
+
+  it("token appends to the streaming turn; agent_response replaces it with the whole reply", () => {
+    const streaming = applyRunEvents(at(1), events([{ type: "token", agent: "teacher", text: "Question 1" }, { type: "token", agent: "teacher", text: ": what" }], "run-1", 2));
+    expect(streaming.turns[0].text).toBe("Question 1: what");
+    expect(streaming.turns[0].final).toBe(false);
+    // The reply as the engine kept it wins over what streamed (here it differs on purpose).
+    const done = applyRunEvent(streaming, events([{ type: "agent_response", agent: "teacher", content: "Question 1: what is 1/2 + 1/4? [QUESTION]" }], "run-1", 4)[0]);
+    expect(done.turns[0]).toMatchObject({ text: "Question 1: what is 1/2 + 1/4? [QUESTION]", final: true, state: "done" });
+    expect(done.agents.teacher).toBe("done");
+  });
+
+  it("tool_call and tool_result pair up on the turn, and streaming goes on after them", () => {
+    const view = at(14);
+    const reporter = view.turns.find((t) => t.agent === "reporter")!;
+    expect(reporter.tools).toEqual([{ name: "calculator", arguments: { expression: "1/2 + 1/4" }, result: "0.75", seq: 12 }]);
+    expect(reporter.text).toBe("Let me check.0.75 is 3/4: right. Score: 1/1");
+    expect(at(12).turns.find((t) => t.agent === "reporter")!.tools[0].result).toBeNull();
+  });
+
+  it("signal_matched goes on the turn whose reply matched", () => {
+    const view = at(4);
+    expect(view.turns[0].signal).toEqual({ signal: "[QUESTION]", level: "exact", behavior: "parallel", target: "exam_round", payload: null, seq: 4 });
+  });
+
+  it("handoff adds a tracker line with the signal that led to it, counts the arrow and pulses it", () => {
+    const view = at(5);
+    expect(view.handoffs).toHaveLength(1);
+    expect(view.handoffs[0]).toMatchObject({
+      from: "teacher",
+      to: "exam_round",
+      reason: "signal [QUESTION] (exact)",
+      handoffCount: 1,
+      seq: 5,
+      timestamp: "2026-11-28T10:00:00.006Z",
+      turn: 1,
+      decision: null,
+      edges: ["teacher→exam_round"],
+    });
+    expect(view.handoffs[0].signal?.signal).toBe("[QUESTION]");
+    expect(view.edges).toEqual({ "teacher→exam_round": 1 });
+    expect(view.pulse).toEqual({ keys: ["teacher→exam_round"], seq: 5 });
+  });
+
+  it("routing_decision is kept with the handoff that follows it (scoring)", () => {
+    const view = fromEvents(scoringRun());
+    expect(view.handoffs[0].decision).toMatchObject({ strategy: "scoring", chosen: "billing", candidates: [{ agent: "billing", score: 7 }, { agent: "tech", score: 1 }] });
+    expect(view.handoffs[1].decision).toBeNull();
+    expect(view.edges).toEqual({ "triage→billing": 1, "billing→closer": 1, "closer→end": 1 });
+    expect(view.decision).toBeNull();
+  });
+
+  it("a router's choice (llm) is drawn on the router's arrow, and its 'complete' on router → End", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Research", input: "Find out" },
+        { type: "agent_started", agent: "researcher", step: 1 },
+        { type: "agent_response", agent: "researcher", content: "Notes." },
+        { type: "routing_decision", strategy: "llm", chosen: "writer", reasoning: "the notes are ready for writing" },
+        { type: "handoff", from: "researcher", to: "writer", reason: "the notes are ready for writing", handoff_count: 1 },
+        { type: "agent_started", agent: "writer", step: 2 },
+        { type: "agent_response", agent: "writer", content: "Draft." },
+        { type: "routing_decision", strategy: "llm", chosen: "complete", reasoning: "done" },
+        { type: "run_finished", status: "completed", final_agent: "writer", handoffs: 1, steps: 2 },
+      ]),
+    );
+    expect(view.edges).toEqual({ "router→writer": 1, "router→end": 1 });
+    expect(view.handoffs[0].decision?.reasoning).toBe("the notes are ready for writing");
+    expect(view.result?.decision?.chosen).toBe("complete");
+  });
+
+  it("a broadcast counts an arrow to each target", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Newsroom", input: "News" },
+        { type: "agent_started", agent: "editor", step: 1 },
+        { type: "agent_response", agent: "editor", content: "Write it up [ASSIGN]" },
+        { type: "signal_matched", agent: "editor", signal: "[ASSIGN]", level: "exact", behavior: "broadcast", target: "writer_a, writer_b" },
+        { type: "handoff", from: "editor", to: "writer_a, writer_b", reason: "signal [ASSIGN] (exact)", handoff_count: 1 },
+      ]),
+    );
+    expect(view.edges).toEqual({ "editor→writer_a": 1, "editor→writer_b": 1 });
+    expect(view.pulse?.keys).toEqual(["editor→writer_a", "editor→writer_b"]);
+  });
+
+  it("parallel_started lights every member at once and starts the group's progress", () => {
+    const view = at(6);
+    expect(view.agents).toEqual({ teacher: "done", student: "active", reporter: "active" });
+    expect(view.groups.exam_round).toMatchObject({ members: ["student", "reporter"], done: [], timedOut: [], finished: false, startedAt: "2026-11-28T10:00:00.007Z" });
+    expect(view.group).toBe("exam_round");
+  });
+
+  it("parallel group progress: members done one by one, their turns marked as the group's", () => {
+    expect(at(9).groups.exam_round.done).toEqual(["student"]);
+    expect(at(9).agents).toMatchObject({ student: "done", reporter: "active" });
+    expect(at(15).groups.exam_round.done).toEqual(["student", "reporter"]);
+    expect(at(15).turns.filter((t) => t.group === "exam_round").map((t) => t.agent)).toEqual(["student", "reporter"]);
+    const finished = at(16);
+    expect(finished.groups.exam_round.finished).toBe(true);
+    expect(finished.group).toBeNull();
+    expect(finished.afterGroup).toBe("exam_round");
+  });
+
+  it("the work coming back from a group counts the group's 'then' arrow when the next agent starts", () => {
+    expect(at(16).edges).toEqual({ "teacher→exam_round": 1 });
+    const back = at(17);
+    expect(back.edges).toEqual({ "teacher→exam_round": 1, "exam_round→teacher": 1 });
+    expect(back.pulse).toEqual({ keys: ["exam_round→teacher"], seq: 17 });
+    expect(back.turns.at(-1)?.group).toBeNull();
+  });
+
+  it("a member the group left behind (wait_for_all: false) is marked as out of time, not failed", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Fractions exam", input: "Begin." },
+        { type: "parallel_started", group: "exam_round", agents: ["student", "reporter"] },
+        { type: "agent_started", agent: "student", step: 1 },
+        { type: "agent_started", agent: "reporter", step: 2 },
+        { type: "token", agent: "reporter", text: "Scoring" },
+        { type: "agent_response", agent: "student", content: "3/4" },
+        { type: "parallel_finished", group: "exam_round", finished: ["student"], timed_out: ["reporter"] },
+      ]),
+    );
+    expect(view.groups.exam_round).toMatchObject({ done: ["student"], timedOut: ["reporter"], finished: true });
+    expect(view.turns.find((t) => t.agent === "reporter")).toMatchObject({ state: "timed_out", text: "Scoring", error: null });
+    expect(view.agents).toEqual({ student: "done", reporter: "idle" });
+  });
+
+  it("history_trimmed, warning and loop_detected are kept", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Loop", input: "Go" },
+        { type: "history_trimmed", agent: "writer", dropped: 4 },
+        { type: "warning", message: "unknown tool 'search'" },
+        { type: "loop_detected", agents: ["writer", "editor"], repeats: 2 },
+        { type: "run_finished", status: "loop_detected", final_agent: "editor", handoffs: 4, steps: 5 },
+      ]),
+    );
+    expect(view.trimmed).toEqual([{ agent: "writer", dropped: 4, seq: 1 }]);
+    expect(view.warnings).toEqual([{ message: "unknown tool 'search'", seq: 2, timestamp: "2026-11-28T10:00:00.003Z" }]);
+    expect(view.loops).toEqual([{ agents: ["writer", "editor"], repeats: 2, seq: 3 }]);
+    expect(view.status).toBe("loop_detected");
+  });
+
+  it("run_finished (terminated) keeps the result with the signal that ended it and counts the arrow to End", () => {
+    const view = fromEvents(examRun());
+    expect(view.status).toBe("terminated");
+    expect(view.result).toMatchObject({ status: "terminated", finalAgent: "teacher", error: null, handoffs: 2, steps: 7, seq: 34 });
+    expect(view.result?.signal?.signal).toBe("[END_EXAM]");
+    expect(view.edges).toEqual({ "teacher→exam_round": 2, "exam_round→teacher": 2, "teacher→end": 1 });
+    expect(view.pulse).toEqual({ keys: ["teacher→end"], seq: 34 });
+    expect(view.agents).toEqual({ teacher: "done", student: "done", reporter: "done" });
+    expect(view.turns.map((t) => `${t.agent}:${t.state}`)).toEqual([
+      "teacher:done",
+      "student:done",
+      "reporter:done",
+      "teacher:done",
+      "student:done",
+      "reporter:done",
+      "teacher:done",
+    ]);
+  });
+
+  it("a cancelled run keeps the partial reply of the turn it stopped, and nobody stays lit", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Fractions exam", input: "Begin." },
+        { type: "agent_started", agent: "teacher", step: 1 },
+        { type: "token", agent: "teacher", text: "Question 1: what" },
+        { type: "run_finished", status: "cancelled", final_agent: "teacher", handoffs: 0, steps: 1 },
+      ]),
+    );
+    expect(view.turns[0]).toMatchObject({ text: "Question 1: what", state: "stopped", error: null });
+    expect(view.agents.teacher).toBe("idle");
+    expect(view.status).toBe("cancelled");
+  });
+});
+
+describe("applyRunEvent: order", () => {
+  it("ignores an event seen before (seq at or below the last one)", () => {
+    const all = examRun();
+    const once = fromEvents(all.slice(0, 4));
+    const twice = applyRunEvents(once, [all[2], all[3], all[1]]);
+    expect(twice).toBe(once);
+    expect(twice.turns[0].text).toBe("Question 1: what is 1/2 + 1/4? [QUESTION]");
+  });
+
+  it("holds an event that arrives past a gap until the gap fills, then applies both in order", () => {
+    const all = examRun();
+    const before = fromEvents(all.slice(0, 2));
+    const ahead = applyRunEvent(before, all[3]);
+    expect(ahead.lastSeq).toBe(1);
+    expect(ahead.pending.map((e) => e.seq)).toEqual([3]);
+    expect(ahead.turns[0].final).toBe(false);
+    // The same early event again is not held twice.
+    expect(applyRunEvent(ahead, all[3]).pending).toHaveLength(1);
+    const filled = applyRunEvent(ahead, all[2]);
+    expect(filled.lastSeq).toBe(3);
+    expect(filled.pending).toEqual([]);
+    expect(filled).toEqual(fromEvents(all.slice(0, 4)));
+  });
+
+  it("any order of a run's events, with duplicates, gives the same view as the run in order", () => {
+    const all = examRun();
+    const shuffled = [...all].reverse();
+    const messy = applyRunEvents(emptyRun("run-1"), [...shuffled, ...all.slice(5, 9)]);
+    expect(messy).toEqual(fromEvents(all));
+  });
+
+  it("ignores another run's events", () => {
+    const view = at(3);
+    const other = events([{ type: "token", agent: "teacher", text: "not mine" }], "run-2", 4);
+    expect(applyRunEvents(view, other)).toBe(view);
+  });
+
+  it("an unnamed view takes the id of the first event it gets", () => {
+    expect(applyRunEvent(emptyRun(), examRun()[0]).runId).toBe("run-1");
+  });
+});
+
+describe("replay and catch-up", () => {
+  it("catch-up: a prefix, then the rest, equals the whole run at once", () => {
+    const all = examRun();
+    for (const cut of [1, 7, 12, 17, 30]) {
+      const caughtUp = applyRunEvents(fromEvents(all.slice(0, cut)), all.slice(cut));
+      expect(caughtUp).toEqual(fromEvents(all));
+    }
+  });
+
+  it("catch-up that overlaps what was seen (a watch from an older seq) changes nothing twice", () => {
+    const all = examRun();
+    const caughtUp = applyRunEvents(fromEvents(all.slice(0, 20)), all.slice(10));
+    expect(caughtUp).toEqual(fromEvents(all));
+  });
+
+  it("replayFrames: frame i is the run after its first i + 1 events", () => {
+    const all = examRun();
+    const frames = replayFrames(all);
+    expect(frames).toHaveLength(all.length);
+    for (const i of [0, 5, 16, 17, 34]) expect(frames[i]).toEqual(fromEvents(all.slice(0, i + 1)));
+    expect(replayFrames([])).toEqual([]);
+  });
+});
+
+describe("a pause and the person's answer", () => {
+  it("pauses: the agent waits, the Wait arrow is taken, the run is paused", () => {
+    const view = fromEvents(pausedRun());
+    expect(view.status).toBe("paused");
+    expect(view.paused).toEqual({ agent: "teacher", signal: "[WAIT]", seq: 5, timestamp: "2026-11-28T10:00:00.006Z" });
+    expect(view.agents.teacher).toBe("waiting");
+    expect(view.edges).toEqual({ "teacher→wait": 1 });
+    expect(view.result).toMatchObject({ status: "paused", finalAgent: "teacher" });
+    expect(view.result?.signal?.signal).toBe("[WAIT]");
+  });
+
+  it("resumes with the answer, runs on and finishes", () => {
+    const paused = fromEvents(pausedRun());
+    const leg = resumedLeg();
+    const resumed = applyRunEvent(paused, leg[0]);
+    expect(resumed.status).toBe("running");
+    expect(resumed.paused).toBeNull();
+    expect(resumed.result).toBeNull();
+    expect(resumed.answers).toEqual([{ agent: "teacher", input: "Fractions, please.", seq: 7, timestamp: "2026-11-28T10:00:00.008Z" }]);
+    expect(resumed.agents.teacher).toBe("done");
+    const finished = applyRunEvents(resumed, leg.slice(1));
+    expect(finished.status).toBe("terminated");
+    expect(finished.turns.map((t) => t.text)).toEqual(["Which topic shall we practise? [WAIT]", "Fractions it is. Goodbye! [END_EXAM]"]);
+    expect(finished.edges).toEqual({ "teacher→wait": 1, "teacher→end": 1 });
+    expect(finished).toEqual(fromEvents([...pausedRun(), ...leg]));
+  });
+});
+
+describe("a failed run", () => {
+  const view: RunView = fromEvents(failedRun());
+
+  it("marks the agent at work failed and keeps its partial reply with the error", () => {
+    expect(view.status).toBe("failed");
+    expect(view.agents).toEqual({ teacher: "done", student: "failed" });
+    const student = view.turns.at(-1)!;
+    expect(student).toMatchObject({ agent: "student", text: "1/2 is 2/4, so the sum is", final: false, state: "failed", error: "agent 'student': provider unavailable" });
+    expect(view.result?.error).toBe("agent 'student': provider unavailable");
+    expect(view.warnings).toHaveLength(1);
+  });
+
+  it("the earlier handoff keeps its signal (matched ignoring case)", () => {
+    expect(view.handoffs[0].signal).toMatchObject({ signal: "[QUESTION]", level: "case_insensitive" });
+    expect(view.edges).toEqual({ "teacher→student": 1 });
+  });
+
+  it("a group member that fails the group (wait_for_all) is the one marked failed, not its cancelled partner", () => {
+    const group = fromEvents(
+      events([
+        { type: "run_started", crew: "Fractions exam", input: "Begin." },
+        { type: "parallel_started", group: "exam_round", agents: ["student", "reporter"] },
+        { type: "agent_started", agent: "student", step: 1 },
+        { type: "agent_started", agent: "reporter", step: 2 },
+        { type: "token", agent: "student", text: "1/2 is" },
+        { type: "token", agent: "reporter", text: "Let me" },
+        { type: "parallel_finished", group: "exam_round", finished: [], timed_out: ["student"] },
+        {
+          type: "run_finished",
+          status: "failed",
+          final_agent: "teacher",
+          error: "member 'student' of parallel group 'exam_round' failed: provider unavailable",
+          handoffs: 1,
+          steps: 2,
+        },
+      ]),
+    );
+    expect(group.turns.map((t) => [t.agent, t.state, t.text])).toEqual([
+      ["student", "failed", "1/2 is"],
+      ["reporter", "stopped", "Let me"],
+    ]);
+    expect(group.turns[0].error).toContain("member 'student'");
+    expect(group.agents).toEqual({ student: "failed", reporter: "idle" });
+  });
+});
+
+describe("edgeKey", () => {
+  it("joins ids with an arrow", () => {
+    expect(edgeKey("teacher", "exam_round")).toBe("teacher→exam_round");
+  });
+});

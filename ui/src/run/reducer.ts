@@ -1,0 +1,524 @@
+// A run as the window shows it (`RunView`), folded from the run's events by ONE pure
+// reducer, `applyRunEvent` (STYLE.md habit 10): the transcript (one entry per agent
+// turn, with its streamed text, tools and the signal it matched), each agent's
+// state, parallel groups' progress, the handoffs for the tracker, how often each
+// arrow was taken, a pause and the person's answers, warnings, and the result.
+//
+// Events are applied in `seq` order exactly once: an event at or below `lastSeq` is
+// a duplicate and ignored; one past a gap waits in `pending` until the gap fills.
+// `fromEvents` replays a stored run, `replayFrames` gives the view after each event
+// (step-by-step replay). Nothing here knows about React, zustand or the backend.
+//
+//     let view = emptyRun("run-1");
+//     view = applyRunEvents(view, batch.events);   // a batch from the backend
+//     view.turns.at(-1)?.text;                     // what the agent wrote so far
+import type { Behavior } from "../bindings/Behavior";
+import type { Candidate } from "../bindings/Candidate";
+import type { MatchLevel } from "../bindings/MatchLevel";
+import type { RunEvent } from "../bindings/RunEvent";
+import type { RunStatus } from "../bindings/RunStatus";
+import type { Strategy } from "../bindings/Strategy";
+
+/** One event type of RunEvent, with its run, seq and timestamp. */
+export type EventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
+
+/** Where an agent stands in the run. */
+export type AgentRunState = "idle" | "active" | "done" | "failed" | "waiting";
+
+/** A tool an agent called, and what came back (null while it runs). */
+export type ToolUse = { name: string; arguments: unknown; result: string | null; seq: number };
+
+/** A signal found in an agent's reply. */
+export type SignalHit = {
+  signal: string;
+  level: MatchLevel;
+  behavior: Behavior;
+  /** The agent or group it leads to; null for terminate (and a pause without one). */
+  target: string | null;
+  payload: string | null;
+  seq: number;
+};
+
+/** `working` while the reply streams; `stopped` when the run ended (cancelled)
+ * before the reply was whole; `timed_out` for a group member the group left behind. */
+export type TurnState = "working" | "done" | "failed" | "stopped" | "timed_out";
+
+/** One agent's turn: its reply as it streams, then as it is. */
+export type Turn = {
+  /** The seq of the event that began it: unique within the run. */
+  id: number;
+  agent: string;
+  step: number;
+  /** The parallel group it ran in. */
+  group: string | null;
+  startedAt: string;
+  /** The streamed text (tokens appended); the whole reply once `final`. */
+  text: string;
+  final: boolean;
+  tools: ToolUse[];
+  signal: SignalHit | null;
+  state: TurnState;
+  /** Why the turn failed (the run's error). */
+  error: string | null;
+};
+
+/** A parallel group's progress: who is done, who ran out of time. */
+export type GroupProgress = {
+  group: string;
+  members: string[];
+  done: string[];
+  timedOut: string[];
+  startedAt: string;
+  seq: number;
+  finished: boolean;
+};
+
+/** How a router chose (scoring, llm, gatekeeper). */
+export type RoutingChoice = {
+  strategy: Strategy;
+  candidates: Candidate[];
+  chosen: string;
+  reasoning: string | null;
+  tokens: string[];
+  seq: number;
+};
+
+/** One transfer, for the delegation tracker. */
+export type Handoff = {
+  seq: number;
+  timestamp: string;
+  from: string;
+  /** An agent, a group, or several agents ("a, b") for a broadcast. */
+  to: string;
+  /** The engine's words: "signal [QUESTION] (exact)", "best score (7)", … */
+  reason: string;
+  handoffCount: number;
+  /** The signal of the sender's reply that led here. */
+  signal: SignalHit | null;
+  /** The routing decision that preceded it. */
+  decision: RoutingChoice | null;
+  /** The sender's turn whose reply led here (its id). */
+  turn: number | null;
+  /** The arrows taken (edge keys, see `edgeKey`). */
+  edges: string[];
+};
+
+export type Pause = { agent: string; signal: string | null; seq: number; timestamp: string };
+export type Answer = { agent: string; input: string; seq: number; timestamp: string };
+export type Notice = { message: string; seq: number; timestamp: string };
+export type LoopSeen = { agents: string[]; repeats: number; seq: number };
+export type Trim = { agent: string; dropped: number; seq: number };
+
+/** How the run (or this leg of it, for a pause) ended. */
+export type RunResult = {
+  status: RunStatus;
+  finalAgent: string | null;
+  error: string | null;
+  handoffs: number;
+  steps: number;
+  seq: number;
+  timestamp: string;
+  /** The signal that ended it (terminate or pause), when one did. */
+  signal: SignalHit | null;
+  /** The router's last decision (under llm / gatekeeper: "the work is complete"). */
+  decision: RoutingChoice | null;
+};
+
+export type RunView = {
+  runId: string;
+  crew: string;
+  input: string;
+  startedAt: string | null;
+  status: RunStatus;
+  /** The seq of the last event applied (-1: none yet). */
+  lastSeq: number;
+  /** Events that arrived past a gap, in seq order, applied once the gap fills. */
+  pending: RunEvent[];
+  turns: Turn[];
+  agents: Record<string, AgentRunState>;
+  groups: Record<string, GroupProgress>;
+  handoffs: Handoff[];
+  /** How often each arrow was taken, by `edgeKey(from, to)`. */
+  edges: Record<string, number>;
+  /** The arrows taken last (they pulse once). */
+  pulse: { keys: string[]; seq: number } | null;
+  paused: Pause | null;
+  answers: Answer[];
+  warnings: Notice[];
+  loops: LoopSeen[];
+  trimmed: Trim[];
+  result: RunResult | null;
+  /** A routing decision its handoff has not followed yet. */
+  decision: RoutingChoice | null;
+  /** The group whose members are at work. */
+  group: string | null;
+  /** The group that just finished: the next agent to start was sent by it. */
+  afterGroup: string | null;
+};
+
+/** The key of an arrow in `RunView.edges`: ids without their `agent:` / `group:`
+ * prefix, and `end`, `wait`, `router` for those nodes. */
+export function edgeKey(from: string, to: string): string {
+  return `${from}→${to}`;
+}
+
+/** A run of which nothing is known yet ("" until its first event names it). */
+export function emptyRun(runId = ""): RunView {
+  return {
+    runId,
+    crew: "",
+    input: "",
+    startedAt: null,
+    status: "running",
+    lastSeq: -1,
+    pending: [],
+    turns: [],
+    agents: {},
+    groups: {},
+    handoffs: [],
+    edges: {},
+    pulse: null,
+    paused: null,
+    answers: [],
+    warnings: [],
+    loops: [],
+    trimmed: [],
+    result: null,
+    decision: null,
+    group: null,
+    afterGroup: null,
+  };
+}
+
+/** Applies one event: in seq order, once; an event of another run is ignored. */
+export function applyRunEvent(state: RunView, event: RunEvent): RunView {
+  if (state.runId && event.run_id !== state.runId) return state;
+  if (event.seq <= state.lastSeq) return state;
+  const run = state.runId ? state : { ...state, runId: event.run_id };
+  if (event.seq > run.lastSeq + 1) {
+    if (run.pending.some((e) => e.seq === event.seq)) return run;
+    const pending = [...run.pending, event].sort((a, b) => a.seq - b.seq);
+    return { ...run, pending };
+  }
+  let next = fold(run, event);
+  while (next.pending.length > 0 && next.pending[0].seq <= next.lastSeq + 1) {
+    const [first, ...rest] = next.pending;
+    const without = { ...next, pending: rest };
+    next = first.seq === next.lastSeq + 1 ? fold(without, first) : without;
+  }
+  return next;
+}
+
+/** Applies events in turn (a batch, or a catch-up). */
+export function applyRunEvents(state: RunView, events: readonly RunEvent[]): RunView {
+  let next = state;
+  for (const event of events) next = applyRunEvent(next, event);
+  return next;
+}
+
+/** A run from its stored events. */
+export function fromEvents(events: readonly RunEvent[]): RunView {
+  return applyRunEvents(emptyRun(events[0]?.run_id ?? ""), events);
+}
+
+/** The view after each event: frame i shows the run after events[0..=i]. */
+export function replayFrames(events: readonly RunEvent[]): RunView[] {
+  const frames: RunView[] = [];
+  let view = emptyRun(events[0]?.run_id ?? "");
+  for (const event of events) {
+    view = applyRunEvent(view, event);
+    frames.push(view);
+  }
+  return frames;
+}
+
+/** The agent's latest turn (that is still streaming, with `working`). */
+export function latestTurn(view: RunView, agent: string, working = false): Turn | null {
+  for (let i = view.turns.length - 1; i >= 0; i--) {
+    const turn = view.turns[i];
+    if (turn.agent === agent && (!working || turn.state === "working")) return turn;
+  }
+  return null;
+}
+
+/** The agents at work now. */
+export function activeAgents(view: RunView): string[] {
+  return Object.keys(view.agents).filter((id) => view.agents[id] === "active");
+}
+
+// ---- the reducer proper: one event, in order ----
+
+function fold(state: RunView, event: RunEvent): RunView {
+  const s: RunView = { ...state, lastSeq: event.seq };
+  switch (event.type) {
+    case "run_started":
+      return { ...s, crew: event.crew, input: event.input, startedAt: event.timestamp, status: "running" };
+    case "agent_started":
+      return agentStarted(s, event);
+    case "token":
+      return updateTurn(s, event, (turn) => ({ ...turn, text: turn.text + event.text }));
+    case "tool_call":
+      return updateTurn(s, event, (turn) => ({
+        ...turn,
+        tools: [...turn.tools, { name: event.name, arguments: event.arguments, result: null, seq: event.seq }],
+      }));
+    case "tool_result":
+      return updateTurn(s, event, (turn) => ({ ...turn, tools: withResult(turn.tools, event) }));
+    case "agent_response":
+      return agentResponse(s, event);
+    case "signal_matched": {
+      const turn = latestTurn(s, event.agent);
+      if (!turn) return s;
+      const signal: SignalHit = {
+        signal: event.signal,
+        level: event.level,
+        behavior: event.behavior,
+        target: event.target,
+        payload: event.payload ?? null,
+        seq: event.seq,
+      };
+      return { ...s, turns: replaceTurn(s.turns, { ...turn, signal }) };
+    }
+    case "handoff":
+      return handoff(s, event);
+    case "routing_decision":
+      return {
+        ...s,
+        decision: {
+          strategy: event.strategy,
+          candidates: event.candidates ?? [],
+          chosen: event.chosen,
+          reasoning: event.reasoning ?? null,
+          tokens: event.tokens ?? [],
+          seq: event.seq,
+        },
+      };
+    case "parallel_started": {
+      const agents = { ...s.agents };
+      for (const member of event.agents) agents[member] = "active";
+      const progress: GroupProgress = {
+        group: event.group,
+        members: event.agents,
+        done: [],
+        timedOut: [],
+        startedAt: event.timestamp,
+        seq: event.seq,
+        finished: false,
+      };
+      return { ...s, agents, group: event.group, groups: { ...s.groups, [event.group]: progress } };
+    }
+    case "parallel_finished":
+      return parallelFinished(s, event);
+    case "history_trimmed":
+      return { ...s, trimmed: [...s.trimmed, { agent: event.agent, dropped: event.dropped, seq: event.seq }] };
+    case "paused": {
+      const key = edgeKey(event.agent, "wait");
+      return {
+        ...s,
+        paused: { agent: event.agent, signal: event.signal ?? null, seq: event.seq, timestamp: event.timestamp },
+        agents: { ...s.agents, [event.agent]: "waiting" },
+        edges: bump(s.edges, [key]),
+        pulse: { keys: [key], seq: event.seq },
+      };
+    }
+    case "resumed": {
+      const agents = { ...s.agents };
+      for (const id of Object.keys(agents)) if (agents[id] === "waiting") agents[id] = "done";
+      return {
+        ...s,
+        status: "running",
+        result: null,
+        paused: null,
+        agents,
+        answers: [...s.answers, { agent: event.agent, input: event.input, seq: event.seq, timestamp: event.timestamp }],
+      };
+    }
+    case "warning":
+      return { ...s, warnings: [...s.warnings, { message: event.message, seq: event.seq, timestamp: event.timestamp }] };
+    case "loop_detected":
+      return { ...s, loops: [...s.loops, { agents: event.agents, repeats: event.repeats, seq: event.seq }] };
+    case "run_finished":
+      return runFinished(s, event);
+  }
+}
+
+function agentStarted(s: RunView, event: EventOf<"agent_started">): RunView {
+  const inGroup = s.group !== null && (s.groups[s.group]?.members.includes(event.agent) ?? false);
+  const turn = newTurn(event.seq, event.agent, event.step, inGroup ? s.group : null, event.timestamp);
+  let { edges, pulse, afterGroup } = s;
+  // The work came back from a group (its "then" arrow): counted as the agent starts.
+  if (!inGroup && afterGroup) {
+    const key = edgeKey(afterGroup, event.agent);
+    edges = bump(edges, [key]);
+    pulse = { keys: [key], seq: event.seq };
+    afterGroup = null;
+  }
+  return {
+    ...s,
+    turns: [...s.turns, turn],
+    agents: { ...s.agents, [event.agent]: "active" },
+    edges,
+    pulse,
+    afterGroup,
+    decision: null,
+  };
+}
+
+function agentResponse(s: RunView, event: EventOf<"agent_response">): RunView {
+  const next = updateTurn(s, event, (turn) => ({ ...turn, text: event.content, final: true, state: "done" }));
+  const turn = latestTurn(next, event.agent);
+  let groups = next.groups;
+  const group = turn?.group ? groups[turn.group] : undefined;
+  if (group && !group.done.includes(event.agent)) {
+    groups = { ...groups, [group.group]: { ...group, done: [...group.done, event.agent] } };
+  }
+  return { ...next, groups, agents: { ...next.agents, [event.agent]: "done" } };
+}
+
+function handoff(s: RunView, event: EventOf<"handoff">): RunView {
+  const turn = latestTurn(s, event.from);
+  const decision = s.decision;
+  const routed = decision !== null && (decision.strategy === "llm" || decision.strategy === "gatekeeper");
+  // A broadcast goes to several agents at once ("a, b"); a router's choice is drawn
+  // as the router's arrow to the agent.
+  const targets = event.to.split(", ").filter(Boolean);
+  const keys = targets.map((to) => edgeKey(routed ? "router" : event.from, to));
+  const record: Handoff = {
+    seq: event.seq,
+    timestamp: event.timestamp,
+    from: event.from,
+    to: event.to,
+    reason: event.reason,
+    handoffCount: event.handoff_count,
+    signal: turn?.signal ?? null,
+    decision,
+    turn: turn?.id ?? null,
+    edges: keys,
+  };
+  return {
+    ...s,
+    handoffs: [...s.handoffs, record],
+    edges: bump(s.edges, keys),
+    pulse: { keys, seq: event.seq },
+    decision: null,
+  };
+}
+
+function parallelFinished(s: RunView, event: EventOf<"parallel_finished">): RunView {
+  const before = s.groups[event.group];
+  const progress: GroupProgress = {
+    group: event.group,
+    members: before?.members ?? [...event.finished, ...event.timed_out],
+    done: event.finished,
+    timedOut: event.timed_out,
+    startedAt: before?.startedAt ?? event.timestamp,
+    seq: before?.seq ?? event.seq,
+    finished: true,
+  };
+  const agents = { ...s.agents };
+  const turns = s.turns.map((turn) => {
+    if (turn.state !== "working" || turn.group !== event.group || !event.timed_out.includes(turn.agent)) return turn;
+    agents[turn.agent] = "idle";
+    return { ...turn, state: "timed_out" as const };
+  });
+  // Members still lit (cancelled alongside a failed one) go dark.
+  for (const member of progress.members) if (agents[member] === "active") agents[member] = "idle";
+  return { ...s, turns, agents, groups: { ...s.groups, [event.group]: progress }, group: null, afterGroup: event.group };
+}
+
+function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
+  const error = event.error ?? null;
+  const final = event.final_agent;
+  const finalTurn = final ? latestTurn(s, final) : null;
+  const signal = finalTurn?.signal && (finalTurn.signal.behavior === "terminate" || finalTurn.signal.behavior === "pause") ? finalTurn.signal : null;
+  const routed = s.decision !== null && (s.decision.strategy === "llm" || s.decision.strategy === "gatekeeper");
+
+  let keys: string[] = [];
+  if (event.status === "terminated" && final && signal?.behavior === "terminate") keys = [edgeKey(final, "end")];
+  if (event.status === "completed") keys = [routed ? edgeKey("router", "end") : edgeKey(final ?? "", "end")];
+
+  const agents = { ...s.agents };
+  let turns = s.turns;
+  if (event.status !== "paused") {
+    // The turn to blame for a failure: one still streaming, or a member the group
+    // just left behind, named in the error if it can be told; else the latest.
+    const open = turns.filter((t) => t.state === "working" || (s.afterGroup !== null && t.group === s.afterGroup && t.state === "timed_out"));
+    const blamed =
+      event.status === "failed"
+        ? (open.find((t) => error?.includes(`'${t.agent}'`)) ?? open.filter((t) => t.state === "working").at(-1) ?? null)
+        : null;
+    turns = turns.map((turn) => {
+      if (turn === blamed) {
+        agents[turn.agent] = "failed";
+        return { ...turn, state: "failed" as const, error };
+      }
+      if (turn.state === "working") return { ...turn, state: "stopped" as const };
+      return turn;
+    });
+    for (const id of Object.keys(agents)) if (agents[id] === "active") agents[id] = "idle";
+  }
+  const result: RunResult = {
+    status: event.status,
+    finalAgent: final,
+    error,
+    handoffs: event.handoffs,
+    steps: event.steps,
+    seq: event.seq,
+    timestamp: event.timestamp,
+    signal,
+    decision: s.decision,
+  };
+  return {
+    ...s,
+    status: event.status,
+    result,
+    turns,
+    agents,
+    edges: keys.length ? bump(s.edges, keys) : s.edges,
+    pulse: keys.length ? { keys, seq: event.seq } : s.pulse,
+    decision: null,
+    group: null,
+    afterGroup: null,
+  };
+}
+
+// ---- helpers ----
+
+function newTurn(id: number, agent: string, step: number, group: string | null, startedAt: string): Turn {
+  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, state: "working", error: null };
+}
+
+/** Changes the agent's streaming turn (one is begun when none is: an event whose
+ * `agent_started` was never seen). */
+function updateTurn(s: RunView, event: RunEvent & { agent: string }, change: (turn: Turn) => Turn): RunView {
+  const turn = latestTurn(s, event.agent, true);
+  if (turn) return { ...s, turns: replaceTurn(s.turns, change(turn)) };
+  const begun = newTurn(event.seq, event.agent, 0, null, event.timestamp);
+  return { ...s, turns: [...s.turns, change(begun)], agents: { ...s.agents, [event.agent]: "active" } };
+}
+
+function replaceTurn(turns: Turn[], turn: Turn): Turn[] {
+  const at = turns.findIndex((t) => t.id === turn.id);
+  if (at < 0) return turns;
+  const next = turns.slice();
+  next[at] = turn;
+  return next;
+}
+
+/** The tool's result on its latest call still waiting for one. */
+function withResult(tools: ToolUse[], event: EventOf<"tool_result">): ToolUse[] {
+  for (let i = tools.length - 1; i >= 0; i--) {
+    if (tools[i].name === event.name && tools[i].result === null) {
+      const next = tools.slice();
+      next[i] = { ...tools[i], result: event.result };
+      return next;
+    }
+  }
+  return [...tools, { name: event.name, arguments: null, result: event.result, seq: event.seq }];
+}
+
+function bump(edges: Record<string, number>, keys: string[]): Record<string, number> {
+  const next = { ...edges };
+  for (const key of keys) next[key] = (next[key] ?? 0) + 1;
+  return next;
+}

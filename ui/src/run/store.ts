@@ -1,0 +1,179 @@
+// The window's one run store: the run being shown (a `RunView` folded by the
+// reducer), the events it was folded from, how the latest watch of it ended, and
+// the replay of a past run (its frames, the position, playing or not, the speed).
+// Each batch from the backend is folded in ONE state update (`apply`), so a model
+// streaming hundreds of tokens a second redraws the window a few times a second.
+// No backend calls here: components/run/runActions.ts calls the backend and feeds
+// this store. Vanilla zustand, so tests need no React; components read it with
+// `useRun(selector)`.
+import { useStore } from "zustand";
+import { createStore } from "zustand/vanilla";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { RunEvent } from "../bindings/RunEvent";
+import type { WatchEnd } from "../bindings/WatchEnd";
+import { applyRunEvents, emptyRun, replayFrames, type RunView } from "./reducer";
+
+export type ReplaySpeed = 1 | 4;
+
+/** A past run shown event by event. */
+export type ReplayState = {
+  /** The view after each event (frame i: after events[0..=i]). */
+  frames: RunView[];
+  /** The event shown last; -1 before the first. */
+  position: number;
+  playing: boolean;
+  speed: ReplaySpeed;
+};
+
+export type RunState = {
+  /** The run shown; null when there is none. */
+  view: RunView | null;
+  /** Its events as received, each seq once, in seq order. */
+  events: RunEvent[];
+  /** How the latest watch ended; null while it goes on (or before any). */
+  ended: WatchEnd | null;
+  /** Set while a past run is replayed. */
+  replay: ReplayState | null;
+  /** The transcript turn to bring into view (a tracker line was clicked). */
+  highlight: number | null;
+
+  /** Shows run `runId` from now on — a fresh view, unless the view already is that
+   * run's (a resume, a catch-up, or events that arrived before the run's id did).
+   * `null`: a run whose id is not known yet (it takes its first event's). */
+  begin(runId: string | null): void;
+  /** Folds a whole batch in one update; its `end` (and `lost_from`) too. */
+  apply(batch: RunBatch): void;
+  /** The watch ended without a batch saying so (the backend call failed). */
+  end(why: WatchEnd): void;
+  /** Shows no run. */
+  reset(): void;
+  /** Replays a stored run: shown whole, ready to step through. */
+  load(events: RunEvent[]): void;
+  /** Shows the replay after event `index` (-1: before the first). */
+  stepTo(index: number): void;
+  play(): void;
+  pause(): void;
+  setSpeed(speed: ReplaySpeed): void;
+  highlightTurn(turn: number | null): void;
+};
+
+export type RunStore = ReturnType<typeof createRunStore>;
+
+export function createRunStore() {
+  return createStore<RunState>()((set, get) => ({
+    view: null,
+    events: [],
+    ended: null,
+    replay: null,
+    highlight: null,
+
+    begin(runId) {
+      const { view, replay } = get();
+      if (runId !== null && view && !replay && (view.runId === runId || view.runId === "")) {
+        set({ view: view.runId === runId ? view : { ...view, runId }, ended: null });
+        return;
+      }
+      set({ view: emptyRun(runId ?? ""), events: [], ended: null, replay: null, highlight: null });
+    },
+
+    apply(batch) {
+      const state = get();
+      if (state.replay) return; // a live watch's late batch: the replay is what is shown
+      const before = state.view ?? emptyRun();
+      let view = applyRunEvents(before, batch.events);
+      let events = view === before ? state.events : remember(state.events, batch.events, view.runId);
+      if (batch.lost_from !== null && batch.lost_from !== undefined) {
+        // Never stored: forget them (a resume numbers its events from there again).
+        const lost = Number(batch.lost_from);
+        events = events.filter((e) => e.seq < lost);
+        view = applyRunEvents(emptyRun(view.runId), events);
+      }
+      const ended = batch.end ?? state.ended;
+      if (view === state.view && events === state.events && ended === state.ended) return;
+      set({ view, events, ended });
+    },
+
+    end(why) {
+      set({ ended: why });
+    },
+
+    reset() {
+      set({ view: null, events: [], ended: null, replay: null, highlight: null });
+    },
+
+    load(events) {
+      const sorted = [...events].sort((a, b) => a.seq - b.seq);
+      const frames = replayFrames(sorted);
+      set({
+        view: frames.at(-1) ?? emptyRun(sorted[0]?.run_id ?? ""),
+        events: sorted,
+        ended: null,
+        replay: { frames, position: frames.length - 1, playing: false, speed: 1 },
+        highlight: null,
+      });
+    },
+
+    stepTo(index) {
+      const { replay, view } = get();
+      if (!replay) return;
+      const last = replay.frames.length - 1;
+      const position = Math.max(-1, Math.min(last, Math.round(index)));
+      set({
+        view: position < 0 ? emptyRun(view?.runId ?? "") : replay.frames[position],
+        replay: { ...replay, position, playing: replay.playing && position < last },
+      });
+    },
+
+    play() {
+      const { replay } = get();
+      if (!replay || replay.frames.length === 0) return;
+      if (replay.position >= replay.frames.length - 1) {
+        // At the end: play from the start.
+        set({ view: emptyRun(get().view?.runId ?? ""), replay: { ...replay, position: -1, playing: true } });
+        return;
+      }
+      set({ replay: { ...replay, playing: true } });
+    },
+
+    pause() {
+      const { replay } = get();
+      if (replay?.playing) set({ replay: { ...replay, playing: false } });
+    },
+
+    setSpeed(speed) {
+      const { replay } = get();
+      if (replay && replay.speed !== speed) set({ replay: { ...replay, speed } });
+    },
+
+    highlightTurn(turn) {
+      set({ highlight: turn });
+    },
+  }));
+}
+
+/** `log` with the run's new events added, each seq once, in seq order. */
+function remember(log: RunEvent[], incoming: RunEvent[], runId: string): RunEvent[] {
+  const mine = incoming.filter((e) => e.run_id === runId);
+  // The usual case: every event is new and in order.
+  let last = log.at(-1)?.seq ?? -1;
+  let inOrder = true;
+  for (const event of mine) {
+    if (event.seq <= last) {
+      inOrder = false;
+      break;
+    }
+    last = event.seq;
+  }
+  if (inOrder) return mine.length ? [...log, ...mine] : log;
+  const bySeq = new Map(log.map((e) => [e.seq, e]));
+  for (const event of mine) if (!bySeq.has(event.seq)) bySeq.set(event.seq, event);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** The store the window uses. */
+export const runStore = createRunStore();
+
+/** Reads the window's run store from a component. */
+export function useRun<T>(selector: (state: RunState) => T): T {
+  return useStore(runStore, selector);
+}

@@ -1,0 +1,101 @@
+// A run in plain words: the status line for every status, each kind of handoff
+// reason as the tracker says it, signal pills and a group's progress.
+import { describe, expect, it } from "vitest";
+import type { RunStatus } from "../bindings/RunStatus";
+import { events, examRun, failedRun, pausedRun, scoringRun } from "./fixtures";
+import { emptyRun, fromEvents, type Handoff, type RunView } from "./reducer";
+import { endWords, groupWords, handoffLine, handoffReason, signalPill, statusWords } from "./words";
+
+const names: Record<string, string> = { teacher: "Teacher", student: "Student", reporter: "Reporter", triage: "Triage", billing: "Billing", closer: "Closer" };
+const name = (id: string) => names[id] ?? id;
+
+function finished(status: RunStatus, extra: Partial<{ error: string; final_agent: string; handoffs: number }> = {}): RunView {
+  return fromEvents(
+    events([
+      { type: "run_started", crew: "Crew", input: "Go" },
+      { type: "loop_detected", agents: ["teacher", "student"], repeats: 2 },
+      { type: "run_finished", status, final_agent: extra.final_agent ?? "student", error: extra.error ?? null, handoffs: extra.handoffs ?? 4, steps: 5 },
+    ]),
+  );
+}
+
+function handoff(reason: string, more: Partial<Handoff> = {}): Handoff {
+  return { seq: 1, timestamp: "", from: "teacher", to: "student", reason, handoffCount: 1, signal: null, decision: null, turn: null, edges: [], ...more };
+}
+
+describe("statusWords", () => {
+  it("says how every run ended, in plain words", () => {
+    expect(statusWords(fromEvents(examRun()), name)).toBe("Finished: Teacher said [END_EXAM]");
+    expect(statusWords(fromEvents(scoringRun()), name)).toBe("Finished: Closer finished the work");
+    expect(statusWords(fromEvents(pausedRun()), name)).toBe("Paused: the crew is waiting for you (Teacher said [WAIT])");
+    expect(statusWords(finished("max_handoffs", { handoffs: 5 }), name)).toBe("Stopped after 5 handoffs (the limit)");
+    expect(statusWords(finished("max_handoffs", { handoffs: 1 }), name)).toBe("Stopped after 1 handoff (the limit)");
+    expect(statusWords(finished("no_route"), name)).toBe("Stopped: Student sent no signal and had no one to hand off to");
+    expect(statusWords(finished("signal_failure"), name)).toBe("Stopped: Student replied three times without a signal");
+    expect(statusWords(finished("loop_detected"), name)).toBe("Stopped: the crew went round in a loop (Teacher → Student → Teacher)");
+    expect(statusWords(finished("cancelled"), name)).toBe("Cancelled");
+    expect(statusWords(fromEvents(failedRun()), name)).toBe("Failed: agent 'student': provider unavailable");
+    expect(statusWords(finished("completed"), name)).toBe("Finished: Student finished the work");
+    expect(statusWords(finished("terminated"), name)).toBe("Finished: Student ended the run");
+  });
+
+  it("while running, says who is working", () => {
+    expect(statusWords(emptyRun("run-1"))).toBe("Starting…");
+    const all = examRun();
+    expect(statusWords(fromEvents(all.slice(0, 2)), name)).toBe("Running: Teacher is working");
+    expect(statusWords(fromEvents(all.slice(0, 7)), name)).toBe("Running: Student, Reporter are working");
+    expect(statusWords(fromEvents(all.slice(0, 6)), name)).toBe("Running…");
+  });
+
+  it("End shows the final status only once the run is over", () => {
+    expect(endWords(null)).toBeNull();
+    expect(endWords(fromEvents(examRun().slice(0, 10)))).toBeNull();
+    expect(endWords(fromEvents(pausedRun()))).toBeNull();
+    expect(endWords(fromEvents(examRun()), name)).toBe("Finished: Teacher said [END_EXAM]");
+  });
+});
+
+describe("handoffReason", () => {
+  it("a signal: what the reply said and how it matched", () => {
+    const view = fromEvents(examRun());
+    expect(handoffLine(view.handoffs[0], name)).toBe("Teacher → exam_round · because the reply said [QUESTION] (exact)");
+    expect(handoffReason(handoff("signal [TRẢ_LỜI] (normalized)"))).toBe("because the reply said [TRẢ_LỜI] (ignoring case and spacing)");
+  });
+
+  it("the fallback, the scores, the person's choice, the finalizer", () => {
+    expect(handoffReason(handoff("no signal matched; fallback to its handoff target"))).toBe("no signal, so the fallback");
+    const view = fromEvents(scoringRun());
+    expect(handoffLine(view.handoffs[0], name)).toBe("Triage → Billing · best match (score 7)");
+    expect(handoffLine(view.handoffs[1], name)).toBe("Billing → Closer · to write the final answer");
+    expect(handoffReason(handoff("requested by the person"))).toBe("you asked for this agent");
+    expect(handoffReason(handoff("no specialist scored above 0; finalize"))).toBe("no specialist matched, so the final answer");
+  });
+
+  it("a router: its reasoning", () => {
+    const decision = { strategy: "llm" as const, candidates: [], chosen: "student", reasoning: "the question needs an answer", tokens: [], seq: 0 };
+    expect(handoffReason(handoff("the question needs an answer", { decision }))).toBe("the router: the question needs an answer");
+    expect(handoffReason(handoff("ok (confidence 0.9)", { decision: { ...decision, strategy: "gatekeeper", reasoning: null } }))).toBe("the gatekeeper: ok (confidence 0.9)");
+  });
+
+  it("a broadcast names every target", () => {
+    expect(handoffLine(handoff("signal [ASSIGN] (exact)", { to: "teacher, student" }), name)).toBe("Teacher → Teacher, Student · because the reply said [ASSIGN] (exact)");
+  });
+});
+
+describe("signalPill and groupWords", () => {
+  it("a pill for the signal a reply matched", () => {
+    const view = fromEvents(failedRun());
+    expect(signalPill(view.turns[0].signal!)).toBe("said [QUESTION] · ignoring case");
+  });
+
+  it("a group's progress and time left", () => {
+    const view = fromEvents(examRun().slice(0, 10));
+    const progress = view.groups.exam_round;
+    expect(groupWords(progress)).toBe("1 of 2 done");
+    const started = Date.parse(progress.startedAt);
+    expect(groupWords(progress, 30_000, started + 18_000)).toBe("1 of 2 done · 12 s left");
+    expect(groupWords(progress, 30_000, started - 5_000)).toBe("1 of 2 done · 30 s left");
+    expect(groupWords(progress, 30_000, started + 45_000)).toBe("1 of 2 done · 0 s left");
+    expect(groupWords({ ...progress, finished: true, timedOut: ["reporter"] }, 30_000, started + 40_000)).toBe("1 of 2 done · 1 ran out of time");
+  });
+});

@@ -1,0 +1,152 @@
+// A run in plain words (UX.md "Words"): the status line for every RunStatus, why
+// each handoff happened (the tracker's lines), how a signal matched, a group's
+// progress and the time of an event. Pure: names come from the caller.
+import type { MatchLevel } from "../bindings/MatchLevel";
+import type { GroupProgress, Handoff, RunView, SignalHit } from "./reducer";
+import { activeAgents } from "./reducer";
+
+/** An agent's (or group's) name for the window; the id when nothing better is known. */
+export type Namer = (id: string) => string;
+
+export const idName: Namer = (id) => id;
+
+/** How a signal was found, in words. */
+export const levelWords: Record<MatchLevel, string> = {
+  exact: "exact",
+  case_insensitive: "ignoring case",
+  normalized: "ignoring case and spacing",
+  pattern: "by pattern",
+  none: "not found",
+};
+
+/** The pill under a turn: "said [QUESTION] · exact". */
+export function signalPill(signal: SignalHit): string {
+  return `said ${signal.signal} · ${levelWords[signal.level]}`;
+}
+
+/** Names for a handoff's target ("a, b" for a broadcast). */
+export function targetNames(to: string, name: Namer): string {
+  return to
+    .split(", ")
+    .filter(Boolean)
+    .map((id) => name(id))
+    .join(", ");
+}
+
+/** Why a handoff happened, after the arrow: "because the reply said [QUESTION] (exact)". */
+export function handoffReason(handoff: Handoff): string {
+  if (handoff.signal && handoff.signal.behavior !== "terminate" && handoff.signal.behavior !== "pause") {
+    return `because the reply said ${handoff.signal.signal} (${levelWords[handoff.signal.level]})`;
+  }
+  const reason = handoff.reason.trim();
+  const signal = /^signal (.+) \(([a-z_]+)\)$/.exec(reason);
+  if (signal) {
+    const level = signal[2] as MatchLevel;
+    return `because the reply said ${signal[1]} (${levelWords[level] ?? level})`;
+  }
+  const decision = handoff.decision;
+  if (decision?.strategy === "llm" || decision?.strategy === "gatekeeper") {
+    return `the ${decision.strategy === "llm" ? "router" : "gatekeeper"}: ${decision.reasoning?.trim() || reason}`;
+  }
+  if (reason === "requested by the person") return "you asked for this agent";
+  const score = /^best score \((-?\d+(?:\.\d+)?)\)$/.exec(reason);
+  if (score) return `best match (score ${score[1]})`;
+  if (decision?.strategy === "scoring") {
+    const chosen = decision.candidates.find((c) => c.agent === decision.chosen);
+    if (chosen) return `best match (score ${chosen.score})`;
+  }
+  if (reason.startsWith("no signal matched")) return "no signal, so the fallback";
+  if (reason === "finalize") return "to write the final answer";
+  if (reason.startsWith("no specialist scored above 0")) return "no specialist matched, so the final answer";
+  return reason;
+}
+
+/** One tracker line: "Teacher → Student · because the reply said [QUESTION] (exact)". */
+export function handoffLine(handoff: Handoff, name: Namer): string {
+  return `${name(handoff.from)} → ${targetNames(handoff.to, name)} · ${handoffReason(handoff)}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The run's status line, in plain words, for every status. */
+export function statusWords(view: RunView, name: Namer = idName): string {
+  const result = view.result;
+  switch (view.status) {
+    case "running": {
+      if (view.lastSeq < 0) return "Starting…";
+      const working = activeAgents(view);
+      if (working.length === 0) return "Running…";
+      return `Running: ${working.map(name).join(", ")} ${working.length === 1 ? "is" : "are"} working`;
+    }
+    case "paused": {
+      const agent = view.paused?.agent ?? result?.finalAgent;
+      const signal = view.paused?.signal;
+      if (!agent) return "Paused: the crew is waiting for you";
+      return `Paused: the crew is waiting for you (${name(agent)} ${signal ? `said ${signal}` : "asked for your answer"})`;
+    }
+    case "terminated": {
+      const by = result?.finalAgent;
+      if (by && result?.signal) return `Finished: ${name(by)} said ${result.signal.signal}`;
+      return by ? `Finished: ${name(by)} ended the run` : "Finished";
+    }
+    case "completed": {
+      const decision = result?.decision;
+      if (decision && (decision.strategy === "llm" || decision.strategy === "gatekeeper")) {
+        return `Finished: the ${decision.strategy === "llm" ? "router" : "gatekeeper"} decided the work is done`;
+      }
+      return result?.finalAgent ? `Finished: ${name(result.finalAgent)} finished the work` : "Finished";
+    }
+    case "max_handoffs": {
+      const handoffs = result?.handoffs ?? view.handoffs.length;
+      return `Stopped after ${plural(handoffs, "handoff")} (the limit)`;
+    }
+    case "no_route": {
+      const agent = result?.finalAgent;
+      return agent ? `Stopped: ${name(agent)} sent no signal and had no one to hand off to` : "Stopped: no agent to hand off to";
+    }
+    case "signal_failure": {
+      const agent = result?.finalAgent;
+      return `Stopped: ${agent ? name(agent) : "an agent"} replied three times without a signal`;
+    }
+    case "loop_detected": {
+      const loop = view.loops.at(-1);
+      return loop && loop.agents.length > 0
+        ? `Stopped: the crew went round in a loop (${[...loop.agents, loop.agents[0]].map(name).join(" → ")})`
+        : "Stopped: the crew went round in a loop";
+    }
+    case "cancelled":
+      return "Cancelled";
+    case "failed":
+      return `Failed: ${result?.error ?? "something went wrong"}`;
+  }
+}
+
+/** What the End node says once the run is over; null while it goes on (or waits). */
+export function endWords(view: RunView | null, name: Namer = idName): string | null {
+  if (!view?.result || view.status === "running" || view.status === "paused") return null;
+  return statusWords(view, name);
+}
+
+/** A group frame's progress: "2 of 3 done · 12 s left" (time left when `nowMs` is
+ * given and the group has a timeout), "1 ran out of time" once it is over. */
+export function groupWords(progress: GroupProgress, timeoutMs: number | null = null, nowMs: number | null = null): string {
+  const total = progress.members.length;
+  const parts = [`${progress.done.length} of ${total} done`];
+  if (progress.timedOut.length > 0) parts.push(`${progress.timedOut.length} ran out of time`);
+  if (!progress.finished && timeoutMs !== null && nowMs !== null) {
+    const started = Date.parse(progress.startedAt);
+    if (!Number.isNaN(started)) {
+      // (Clamped: the engine's clock and the window's may differ a little.)
+      const left = Math.min(Math.ceil(timeoutMs / 1000), Math.max(0, Math.ceil((started + timeoutMs - nowMs) / 1000)));
+      parts.push(`${left} s left`);
+    }
+  }
+  return parts.join(" · ");
+}
+
+/** "10:00:07": an event's time, in the person's own clock. */
+export function timeOf(timestamp: string): string {
+  const at = new Date(timestamp);
+  if (Number.isNaN(at.getTime())) return "";
+  return at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
