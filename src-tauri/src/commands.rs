@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crewgraph::api::{
-    forward_batches, Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelView, RecentCrew, ResumeRequest,
+    forward_batches, Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelRequest, ModelView, RecentCrew, ResumeRequest,
     RunBatch, RunRequest, SaveCrew, SavedCrew, BATCH_WINDOW,
 };
 use crewgraph_engine::run::{RunEvent, RunSummary};
@@ -120,10 +120,40 @@ pub async fn check_signal_name(api: State<'_, Api>, name: String) -> Result<Opti
     Ok(api.check_signal_name(&name))
 }
 
-/// The models agents can use, for the model picker.
+/// The models agents can use (the model picker, Settings); `check` asks each one.
 #[tauri::command]
-pub async fn list_models(api: State<'_, Api>) -> Result<Vec<ModelView>, ApiError> {
-    api.list_models(false).await
+pub async fn list_models(api: State<'_, Api>, check: Option<bool>) -> Result<Vec<ModelView>, ApiError> {
+    api.list_models(check.unwrap_or(false)).await
+}
+
+/// Adds or replaces a model (Settings).
+#[tauri::command]
+pub async fn put_model(api: State<'_, Api>, name: String, request: ModelRequest) -> Result<(), ApiError> {
+    api.put_model(&name, request).await
+}
+
+/// Removes a model (Settings).
+#[tauri::command]
+pub async fn remove_model(api: State<'_, Api>, name: String) -> Result<(), ApiError> {
+    api.remove_model(&name).await
+}
+
+/// Makes a model the default (Settings).
+#[tauri::command]
+pub async fn set_default_model(api: State<'_, Api>, name: String) -> Result<(), ApiError> {
+    api.set_default_model(&name).await
+}
+
+/// Keeps an API key in the keyring (Settings); it is never shown again.
+#[tauri::command]
+pub async fn set_api_key(api: State<'_, Api>, name: String, key: String) -> Result<(), ApiError> {
+    api.set_api_key(&name, &key)
+}
+
+/// Forgets an API key kept in the keyring.
+#[tauri::command]
+pub async fn remove_api_key(api: State<'_, Api>, name: String) -> Result<bool, ApiError> {
+    api.remove_api_key(&name)
 }
 
 /// What the engine tells an agent about its signals, for the agent form.

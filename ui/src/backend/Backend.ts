@@ -5,6 +5,7 @@ import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { EditableCrew } from "../bindings/EditableCrew";
+import type { ModelRequest } from "../bindings/ModelRequest";
 import type { ModelView } from "../bindings/ModelView";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SaveCrew } from "../bindings/SaveCrew";
@@ -48,8 +49,16 @@ export interface Backend {
   recentCrews(): Promise<RecentCrew[]>;
   /** What is wrong with a signal name (null: nothing). */
   checkSignalName(name: string): Promise<string | null>;
-  /** The models agents can use. */
-  listModels(): Promise<ModelView[]>;
+  /** The models agents can use; `check` asks each whether it answers. */
+  listModels(check?: boolean): Promise<ModelView[]>;
+  /** Adds or replaces a model. */
+  putModel(name: string, request: ModelRequest): Promise<void>;
+  removeModel(name: string): Promise<void>;
+  setDefaultModel(name: string): Promise<void>;
+  /** Keeps an API key in the OS keyring under `name`; it is never shown again. */
+  setApiKey(name: string, key: string): Promise<void>;
+  /** Forgets the key kept under `name`; false when there was none. */
+  removeApiKey(name: string): Promise<boolean>;
   /** What the engine appends to an agent's prompt about its signals (null: nothing). */
   agentInstructions(spec: CrewSpec, agent: string): Promise<string | null>;
 

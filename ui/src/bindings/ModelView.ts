@@ -18,6 +18,11 @@ model: string, base_url: string, default: boolean,
  */
 key: string | null, 
 /**
+ * The name its key is kept under (the keyring entry; `CREWGRAPH_<NAME>_API_KEY`);
+ * None for the local model.
+ */
+key_name: string | null, 
+/**
  * None until checked; then whether it answered, and if not, why.
  */
 reachable: boolean | null, problem: string | null, };

@@ -41,7 +41,7 @@ pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
 pub use gatekeeper::{GatekeeperClient, GatekeeperError};
 pub use live::{LiveRuns, DEFAULT_LIVE_CAPACITY};
-pub use models::{ModelView, SettingsStore};
+pub use models::{ModelRequest, ModelView, SettingsStore};
 pub use routing::{check_query, RouteResult};
 pub use runs::{fingerprint, RunOptions, ScriptSource};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};

@@ -13,7 +13,7 @@ use crewgraph_llm::local::MODEL_NAME;
 use crewgraph_llm::settings::{ModelConfig, ModelSettings, Provider};
 use crewgraph_llm::{models, Models, Script, ScriptedLlm};
 use crewgraph_store::SqliteStore;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
@@ -51,11 +51,46 @@ pub struct ModelView {
     /// Where its API key comes from: `keyring`, `environment`, or None (none found;
     /// a local server needs none).
     pub key: Option<String>,
+    /// The name its key is kept under (the keyring entry; `CREWGRAPH_<NAME>_API_KEY`);
+    /// None for the local model.
+    pub key_name: Option<String>,
     /// None until checked; then whether it answered, and if not, why.
     pub reachable: Option<bool>,
     pub problem: Option<String>,
 }
 
+/// A model to add (or replace).
+#[derive(Clone, Debug, Deserialize, ToSchema, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ModelRequest {
+    /// `openai` (any OpenAI-compatible server), `anthropic` or `local`.
+    #[schema(example = "openai")]
+    pub provider: String,
+    /// The provider's name for the model (`gpt-4o-mini`); unused by `local`.
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// Where the server is (default: the provider's own address).
+    #[serde(default)]
+    #[ts(optional)]
+    pub base_url: Option<String>,
+    /// The name its API key is kept under in the keyring or environment (default:
+    /// the provider's name) — the name, never the key.
+    #[serde(default)]
+    #[ts(optional)]
+    pub key_name: Option<String>,
+    /// The most tokens a reply may take.
+    #[serde(default)]
+    #[ts(optional)]
+    pub max_tokens: Option<u32>,
+    /// Make it the default model.
+    #[serde(default)]
+    #[ts(optional)]
+    pub default: Option<bool>,
+}
+
+/// Masks credentials a base URL may carry (`https://user:pass@host`, `?api-key=…`).
 /// A model name: letters, digits, `-`, `_` and `.`; `local` is the built-in one.
 fn check_name(name: &str) -> Result<(), ApiError> {
     let invalid = |why: &str| Err(ApiError::new(ApiErrorCode::InvalidInput, format!("the model name '{name}' {why}")));
@@ -130,6 +165,40 @@ impl Api {
     }
 
     /// Every model, the local one first; with `check`, whether each answers.
+    /// Adds (or replaces) the model `name` as a window or a client describes it.
+    pub async fn put_model(&self, name: &str, request: ModelRequest) -> Result<(), ApiError> {
+        let provider = Provider::parse(&request.provider).ok_or_else(|| {
+            ApiError::new(
+                ApiErrorCode::InvalidInput,
+                format!("unknown provider '{}' (known: openai, anthropic, local)", request.provider),
+            )
+        })?;
+        let mut config = ModelConfig::new(provider, request.model.unwrap_or_default());
+        config.base_url = request.base_url.filter(|url| !url.trim().is_empty());
+        config.key = request.key_name.filter(|key| !key.trim().is_empty());
+        config.max_tokens = request.max_tokens;
+        self.add_model(name, config, request.default.unwrap_or(false)).await
+    }
+
+    /// Keeps an API key in the OS keyring under `name` (a model's `key_name`). The
+    /// key is never shown again: listings say only where a key comes from.
+    pub fn set_api_key(&self, name: &str, key: &str) -> Result<(), ApiError> {
+        if name.trim().is_empty() || key.trim().is_empty() {
+            return Err(ApiError::new(ApiErrorCode::InvalidInput, "an API key needs a name and the key itself"));
+        }
+        keys::store(name, &keys::Secret::new(key.trim())).map_err(|e| {
+            ApiError::new(
+                ApiErrorCode::Io,
+                format!("the key could not be kept in the keyring: {e} (set {} instead)", keys::env_names(name).join(" or ")),
+            )
+        })
+    }
+
+    /// Forgets the API key kept in the keyring under `name`; false when there was none.
+    pub fn remove_api_key(&self, name: &str) -> Result<bool, ApiError> {
+        keys::remove(name).map_err(|e| ApiError::new(ApiErrorCode::Io, format!("the key could not be removed from the keyring: {e}")))
+    }
+
     pub async fn list_models(&self, check: bool) -> Result<Vec<ModelView>, ApiError> {
         let settings = self.model_settings().await?;
         let local_default = settings.default.as_deref() == Some("local") || settings.models.is_empty();
@@ -141,6 +210,7 @@ impl Api {
             base_url: String::new(),
             default: local_default,
             key: None,
+            key_name: None,
             reachable: check.then_some(local_problem.is_none()),
             problem: if check { local_problem } else { None },
         }];
@@ -160,6 +230,7 @@ impl Api {
                 base_url: config.base_url().to_owned(),
                 default: settings.default.as_deref() == Some(name.as_str()),
                 key: keys::find(config.key_name()).map(|(_, origin)| format!("{origin:?}").to_lowercase()),
+                key_name: Some(config.key_name().to_owned()),
                 reachable,
                 problem,
             });

@@ -31,6 +31,7 @@ mod routing;
 mod rules;
 mod runner;
 mod serve;
+mod settings;
 mod shapes;
 mod support;
 mod traces;

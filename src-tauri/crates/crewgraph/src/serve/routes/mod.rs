@@ -45,7 +45,6 @@ use crate::api::Api;
 pub use agents::NewAgent;
 pub use crews::RouteRequest;
 pub use health::Health;
-pub use models::ModelRequest;
 pub use runs::{ResumeRun, RunAccepted, RunDetail, StartRun};
 pub use signals::MatchRequest;
 

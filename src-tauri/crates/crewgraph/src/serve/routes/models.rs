@@ -6,12 +6,10 @@
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use axum::Json;
-use crewgraph_llm::settings::{ModelConfig, Provider};
 use serde::Deserialize;
-use ts_rs::TS;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 
-use crate::api::{ApiError, ModelView};
+use crate::api::{ApiError, ModelRequest, ModelView};
 use crate::serve::error::{no_content, HttpError};
 use crate::serve::json::JsonBody;
 use crate::serve::state::AppState;
@@ -25,38 +23,6 @@ pub struct ListModels {
     pub check: bool,
 }
 
-/// A model to add (or replace).
-#[derive(Clone, Debug, Deserialize, ToSchema, TS)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ModelRequest {
-    /// `openai` (any OpenAI-compatible server), `anthropic` or `local`.
-    #[schema(example = "openai")]
-    pub provider: String,
-    /// The provider's name for the model (`gpt-4o-mini`); unused by `local`.
-    #[serde(default)]
-    #[ts(optional)]
-    pub model: Option<String>,
-    /// Where the server is (default: the provider's own address).
-    #[serde(default)]
-    #[ts(optional)]
-    pub base_url: Option<String>,
-    /// The name its API key is kept under in the keyring or environment (default:
-    /// the provider's name) — the name, never the key.
-    #[serde(default)]
-    #[ts(optional)]
-    pub key_name: Option<String>,
-    /// The most tokens a reply may take.
-    #[serde(default)]
-    #[ts(optional)]
-    pub max_tokens: Option<u32>,
-    /// Make it the default model.
-    #[serde(default)]
-    #[ts(optional)]
-    pub default: Option<bool>,
-}
-
-/// Masks credentials a base URL may carry (`https://user:pass@host`, `?api-key=…`).
 fn mask_credentials(url: &str) -> String {
     let Ok(mut parsed) = reqwest::Url::parse(url) else { return url.to_owned() };
     let mut masked = false;
@@ -113,13 +79,7 @@ pub async fn put(
     Path(name): Path<String>,
     JsonBody(request): JsonBody<ModelRequest>,
 ) -> Result<Response, HttpError> {
-    let provider = Provider::parse(&request.provider)
-        .ok_or_else(|| HttpError::invalid(format!("unknown provider '{}' (known: openai, anthropic, local)", request.provider)))?;
-    let mut config = ModelConfig::new(provider, request.model.unwrap_or_default());
-    config.base_url = request.base_url;
-    config.key = request.key_name;
-    config.max_tokens = request.max_tokens;
-    state.api.add_model(&name, config, request.default.unwrap_or(false)).await?;
+    state.api.put_model(&name, request).await?;
     Ok(no_content())
 }
 

@@ -1,0 +1,56 @@
+//! The window's Settings through the API: models added as a form describes them,
+//! listed with the name their key is kept under (never the key), made default,
+//! removed; keys refused when blank. (The keyring itself is not exercised: there is
+//! no Secret Service here; the environment fallback is, in `models`.)
+
+use std::sync::Arc;
+
+use crewgraph::api::{Api, ApiErrorCode, ModelRequest};
+use crewgraph_store::SqliteStore;
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
+}
+
+fn request(provider: &str, model: &str) -> ModelRequest {
+    ModelRequest {
+        provider: provider.into(),
+        model: Some(model.into()),
+        base_url: Some("".into()),
+        key_name: Some("work-openai".into()),
+        max_tokens: None,
+        default: Some(true),
+    }
+}
+
+#[test]
+fn a_model_added_from_the_form_is_listed_with_its_key_name_and_becomes_the_default() {
+    let sandbox = tempfile::tempdir().unwrap();
+    let api = Api::new(sandbox.path()).with_sqlite(Arc::new(SqliteStore::open(sandbox.path().join("c.db")).unwrap()));
+    block_on(async {
+        api.put_model("fast", request("openai", "gpt-4o-mini")).await.unwrap();
+        let models = api.list_models(false).await.unwrap();
+        let fast = models.iter().find(|m| m.name == "fast").expect("the new model");
+        assert_eq!((fast.provider.as_str(), fast.model.as_str(), fast.default), ("openai", "gpt-4o-mini", true));
+        assert_eq!(fast.key_name.as_deref(), Some("work-openai"));
+        assert_eq!(fast.base_url, "https://api.openai.com/v1", "an empty base URL is the provider's own");
+        let local = models.iter().find(|m| m.name == "local").unwrap();
+        assert!(!local.default && local.key_name.is_none());
+
+        api.set_default_model("local").await.unwrap();
+        api.remove_model("fast").await.unwrap();
+        assert!(api.list_models(false).await.unwrap().iter().all(|m| m.name != "fast"));
+
+        let unknown = api.put_model("odd", request("telepathy", "x")).await.unwrap_err();
+        assert_eq!(unknown.code, ApiErrorCode::InvalidInput);
+        assert_eq!(unknown.message, "unknown provider 'telepathy' (known: openai, anthropic, local)");
+    });
+}
+
+#[test]
+fn a_blank_key_is_refused_before_the_keyring_is_asked() {
+    let api = Api::new(".");
+    let error = api.set_api_key("openai", "   ").unwrap_err();
+    assert_eq!((error.code, error.message.as_str()), (ApiErrorCode::InvalidInput, "an API key needs a name and the key itself"));
+    assert_eq!(api.set_api_key(" ", "sk-123").unwrap_err().code, ApiErrorCode::InvalidInput);
+}
