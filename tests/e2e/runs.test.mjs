@@ -118,3 +118,29 @@ test("a stored run is replayed on the graph from the runs list", async () => {
   await session.until("the replay to reach the end", async () => /Finished: Writer said \[DONE\]/.test(await status()), 30000);
   await session.screenshot(`${OUT}/23-run-replayed.png`);
 });
+
+test("Settings: a model is added, made the default and removed; the list shows no key", async () => {
+  await session.click(".sidebar-bottom .sidebar-item");
+  await session.waitFor(".settings-model strong");
+  assert.deepEqual(await session.texts(".settings-model strong"), ["local"]);
+  await session.type('.settings-add input[name="model-name"]', "fast");
+  await session.type('.settings-add input[name="provider-model"]', "gpt-4o-mini");
+  await session.click('.settings-add button[type="submit"]');
+  await session.until("the new model", async () => (await session.texts(".settings-model strong")).includes("fast"));
+  // The first model of one's own may become the default by itself; else choose it.
+  const byText = (model, text) =>
+    session.execute(
+      `const b = [...document.querySelectorAll('.settings-model[data-model="' + arguments[0] + '"] button')].find((b) => b.textContent === arguments[1]);
+       if (b) b.click(); return Boolean(b);`,
+      [model, text],
+    );
+  await byText("fast", "Make default");
+  await session.until("fast as the default", async () => (await session.texts(".settings-model.default strong")).includes("fast"));
+  await byText("local", "Make default");
+  await session.until("local as the default again", async () => (await session.texts(".settings-model.default strong")).includes("local"));
+  assert.match((await session.texts('.settings-model[data-model="fast"]'))[0], /no key set/);
+  await session.screenshot(`${OUT}/24-settings.png`);
+  assert.ok(await byText("fast", "Remove"));
+  await session.until("fast removed", async () => !(await session.texts(".settings-model strong")).includes("fast"));
+  await session.keys("\uE00C");
+});

@@ -7,6 +7,7 @@ import { EditorView } from "./components/editor/EditorView";
 import { useFiles } from "./components/editor/useFiles";
 import { ErrorIcon } from "./components/icons";
 import { ProblemsPanel } from "./components/ProblemsPanel";
+import { SettingsDialog } from "./components/settings/SettingsDialog";
 import { Sidebar } from "./components/Sidebar";
 import { StartView } from "./components/StartView";
 import type { RunSummary } from "./bindings/RunSummary";
@@ -24,6 +25,7 @@ export function App() {
   const files = useFiles();
   const path = useEditor((s) => s.path);
   const [runs, setRuns] = useState<RunSummary[]>([]);
+  const [settings, setSettings] = useState(false);
   const runEnded = useRun((s) => s.ended);
 
   // The runs list: on start, and whenever a run's watch ends.
@@ -66,6 +68,7 @@ export function App() {
         recent={files.recent}
         runs={runs}
         onOpenRun={(run) => void showRun(run)}
+        onSettings={() => setSettings(true)}
       />
       <main className="main">
         {notice && (
@@ -102,6 +105,7 @@ export function App() {
           <StartView crews={crews} folder={folder} onOpen={(p) => void files.openPath(p)} onPick={(kind) => void files.pick(kind)} />
         )}
       </main>
+      {settings && <SettingsDialog onClose={() => setSettings(false)} />}
     </div>
   );
 }

@@ -29,11 +29,12 @@ type Props = {
   recent: RecentCrew[];
   runs: RunSummary[];
   onOpenRun: (run: RunSummary) => void;
+  onSettings: () => void;
 };
 
 const shortName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
 
-export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent, runs, onOpenRun }: Props) {
+export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent, runs, onOpenRun, onSettings }: Props) {
   return (
     <nav className="sidebar" aria-label="Crews">
       <button type="button" className="brand" onClick={onHome} title="Back to the start">
@@ -108,6 +109,11 @@ export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImpo
           </ul>
         </>
       )}
+      <div className="sidebar-actions sidebar-bottom">
+        <button type="button" className="sidebar-item" onClick={onSettings} title="Models, API keys, the default model">
+          ⚙ Settings
+        </button>
+      </div>
     </nav>
   );
 }

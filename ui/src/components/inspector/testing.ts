@@ -15,7 +15,7 @@ export function fakeBackend(): { backend: Partial<Backend> } {
       checkSignalName: async (name: string) =>
         /^\[[^[\]]+\]$/.test(name.trim()) ? null : `invalid signal format '${name.trim()}'`,
       listModels: async () => [
-        { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, reachable: null, problem: null },
+        { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null },
       ],
       agentInstructions: async (_spec: CrewSpec, agent: string) => `When you are done, ${agent}, write [DONE].`,
     },

@@ -32,7 +32,7 @@ const fake = vi.hoisted(() => ({
 vi.mock("../../backend", () => ({
   backend: {
     listModels: async () => [
-      { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, reachable: null, problem: null },
+      { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null },
     ],
     pickScript: async () => "/home/ana/scripts/exam.yaml",
     crewScripts: async () => [],
