@@ -238,11 +238,13 @@ struct LegGuard {
 impl Drop for LegGuard {
     fn drop(&mut self) {
         let finished = self.finished.load(Ordering::Acquire);
-        self.slot.hub.close(!finished);
-        self.slot.settle(Err(ApiError::new(ApiErrorCode::Conflict, "the run was stopped before it began (the server is shutting down)")));
+        // Out of the registry before the hub closes: a watcher that sees the leg end
+        // (a pause) and resumes at once must not find it still going on.
         if let Some(registry) = self.slot.registry.upgrade() {
             registry.remove(&self.slot);
         }
+        self.slot.hub.close(!finished);
+        self.slot.settle(Err(ApiError::new(ApiErrorCode::Conflict, "the run was stopped before it began (the server is shutting down)")));
     }
 }
 
