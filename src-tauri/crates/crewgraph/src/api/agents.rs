@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
+use super::crews::crew_key;
 use super::{Api, ApiError, ApiErrorCode};
 
 /// The largest runtime agent accepted (its YAML).
@@ -69,11 +70,6 @@ struct IdOnly {
     id: Option<String>,
     #[serde(flatten)]
     rest: serde_json::Map<String, serde_json::Value>,
-}
-
-/// The key a crew's runtime agents are kept under: its absolute path.
-pub(crate) fn crew_key(path: &Path) -> String {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
 }
 
 fn invalid(message: impl Into<String>) -> ApiError {

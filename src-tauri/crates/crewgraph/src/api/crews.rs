@@ -10,6 +10,13 @@ use crewgraph_engine::Crew;
 
 use super::{AgentView, ApiError, ApiErrorCode, CrewDocument, CrewSummary, ProblemView};
 
+/// The key a crew is known by wherever the store keeps something about it (runtime
+/// agents, revisions, node positions, the recent list, a run's crew): its absolute
+/// path, so the same crew reached by a relative path is the same crew.
+pub(crate) fn crew_key(path: &Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+}
+
 /// True for what the crews folder offers: YAML files and folders with a crew.yaml.
 fn is_crew_entry(path: &Path) -> bool {
     if path.is_dir() {

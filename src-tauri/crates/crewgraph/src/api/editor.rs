@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::crews::document;
+use super::crews::{crew_key, document};
 use super::runs::fingerprint;
 use super::{Api, ApiError, ApiErrorCode, CrewDocument};
 
@@ -238,7 +238,7 @@ impl Api {
         };
         let name = loaded.crew.as_ref().map(|c| c.name.clone()).unwrap_or_default();
         let revision = NewCrewRevision {
-            path: absolute(path),
+            path: crew_key(path),
             name,
             yaml,
             fingerprint: disk.to_owned(),
@@ -271,7 +271,7 @@ impl Api {
 
     async fn remember(&self, path: &Path) {
         let Some(settings) = &self.settings else { return };
-        let path = absolute(path);
+        let path = crew_key(path);
         let mut recent = self.recent_paths().await;
         recent.retain(|p| *p != path);
         recent.insert(0, path);
@@ -296,11 +296,7 @@ impl CrewStore for SqliteStore {
 const RECENT_KEY: &str = "recent_crews";
 
 fn positions_key(path: &Path) -> String {
-    format!("positions:{}", absolute(path))
-}
-
-fn absolute(path: &Path) -> String {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+    format!("positions:{}", crew_key(path))
 }
 
 fn invalid(error: spec::SpecError) -> ApiError {

@@ -18,6 +18,7 @@ use crewgraph_engine::{AgentId, Crew, RunId};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+use super::crews::crew_key;
 use super::gatekeeper::GatekeeperClient;
 use super::{Api, ApiError, ApiErrorCode};
 
@@ -110,7 +111,6 @@ pub fn fingerprint(loaded: &Loaded) -> String {
 /// the crew's absolute path, so it can be resumed from any folder.
 fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, CrewSource), ApiError> {
     let loaded = load_path_with(path, runtime);
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     // Runtime agents are part of the crew: adding one changes its fingerprint too.
     let mut print = fingerprint(&loaded);
     if !runtime.is_empty() {
@@ -122,7 +122,7 @@ fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, Cre
         }
         print = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     }
-    let source = CrewSource { path: Some(absolute.display().to_string()), fingerprint: print };
+    let source = CrewSource { path: Some(crew_key(path)), fingerprint: print };
     match (loaded.is_valid(), loaded.crew) {
         (true, Some(crew)) => Ok((crew, source)),
         _ => {
