@@ -8,11 +8,8 @@ use std::time::Duration;
 use crewgraph::api::{forward_batches, options, Api, RunBatch, WatchEnd};
 use crewgraph_store::SqliteStore;
 
-use crate::support::repo_root;
+use crate::support::{block_on, repo_root};
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap().block_on(future)
-}
 
 async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
     let batches = Arc::new(Mutex::new(Vec::new()));

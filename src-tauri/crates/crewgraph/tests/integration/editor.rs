@@ -13,29 +13,14 @@ use crewgraph_engine::crew::CrewLayout;
 use crewgraph_store::SqliteStore;
 use serde_json::{json, Value};
 
-use crate::support::repo_root;
+use crate::support::{block_on, copy_dir, repo_root};
 
 fn api(dir: &Path) -> (Api, Arc<SqliteStore>) {
     let store = Arc::new(SqliteStore::open(dir.join("crewgraph.db")).unwrap());
     (Api::new(dir).with_sqlite(store.clone()), store)
 }
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
-}
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 fn save_of(opened: &EditableCrew, path: &Path) -> SaveCrew {
     SaveCrew {

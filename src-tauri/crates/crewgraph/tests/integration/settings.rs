@@ -8,9 +8,8 @@ use std::sync::Arc;
 use crewgraph::api::{Api, ApiErrorCode, ModelRequest};
 use crewgraph_store::SqliteStore;
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
-}
+use crate::support::block_on;
+
 
 fn request(provider: &str, model: &str) -> ModelRequest {
     ModelRequest {

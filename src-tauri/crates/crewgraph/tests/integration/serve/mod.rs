@@ -18,7 +18,7 @@ mod process;
 mod routes;
 mod security;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
-use crate::support::repo_root;
+use crate::support::{copy_dir, repo_root};
 
 /// The longest a test waits for anything a healthy server does in milliseconds.
 pub const LIMIT: Duration = Duration::from_secs(60);
@@ -89,18 +89,6 @@ pub struct Fixture {
     pub dir: tempfile::TempDir,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 impl Fixture {
     pub fn new() -> Fixture {
