@@ -10,6 +10,7 @@ import { connect, connectTarget, type EdgeBehavior } from "../../editor/edges";
 import { editorStore, useEditor } from "../../editor/store";
 import { listSignals } from "../../editor/signals";
 import { behaviorColor } from "../../graph/style";
+import { Dialog } from "../Dialog";
 
 export type PendingConnection = { from: string; to: string };
 
@@ -77,18 +78,15 @@ export function ConnectDialog({ pending, onClose }: { pending: PendingConnection
   };
 
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <form
-        className="dialog connect-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="connect-title"
-        onKeyDown={(e) => e.key === "Escape" && onClose()}
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit(false);
-        }}
-      >
+    <Dialog
+      className="connect-dialog"
+      labelledBy="connect-title"
+      onClose={onClose}
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit(false);
+      }}
+    >
         <h2 id="connect-title">
           Connect {fromName} → {toName}
         </h2>
@@ -179,7 +177,6 @@ export function ConnectDialog({ pending, onClose }: { pending: PendingConnection
             Connect
           </button>
         </div>
-      </form>
-    </div>
+    </Dialog>
   );
 }

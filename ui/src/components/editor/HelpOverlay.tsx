@@ -1,4 +1,5 @@
 // The keyboard shortcuts, one keypress (?) away.
+import { Dialog } from "../Dialog";
 export const shortcuts: [string, string][] = [
   ["A", "Add an agent"],
   ["Double-click the canvas", "Add an agent there"],
@@ -19,8 +20,7 @@ export const shortcuts: [string, string][] = [
 
 export function HelpOverlay({ onClose }: { onClose: () => void }) {
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="dialog help-overlay" role="dialog" aria-modal="true" aria-labelledby="help-title" onKeyDown={(e) => e.key === "Escape" && onClose()}>
+    <Dialog className="help-overlay" labelledBy="help-title" onClose={onClose}>
         <h2 id="help-title">Keyboard shortcuts</h2>
         <table>
           <tbody>
@@ -39,7 +39,6 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
             Close
           </button>
         </div>
-      </div>
-    </div>
+    </Dialog>
   );
 }

@@ -6,6 +6,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { backend } from "../../backend";
 import type { ModelView } from "../../bindings/ModelView";
+import { Dialog } from "../Dialog";
 
 const providers = [
   { id: "openai", words: "OpenAI, or any server that speaks its protocol" },
@@ -55,8 +56,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
   };
 
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="dialog settings-dialog" role="dialog" aria-modal="true" aria-labelledby="settings-title" onKeyDown={(e) => e.key === "Escape" && onClose()}>
+    <Dialog className="settings-dialog" labelledBy="settings-title" onClose={onClose}>
         <h2 id="settings-title">Settings · models</h2>
         <p className="dialog-help">
           Agents use the default model unless their form names another. Without any model of your own, every agent uses the
@@ -88,8 +88,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
             Done
           </button>
         </div>
-      </div>
-    </div>
+    </Dialog>
   );
 }
 
