@@ -13,6 +13,11 @@ input?: string,
  */
 script?: string | Record<string, unknown>, 
 /**
+ * Simulate mode with the whole run's script file (of the crews folder): the
+ * replies the run has used already are skipped, as the window's Resume does.
+ */
+script_file?: string, 
+/**
  * The model every agent uses instead of its own.
  */
 model?: string, };

@@ -18,6 +18,11 @@ input: string,
  */
 script?: string | Record<string, unknown>, 
 /**
+ * Simulate mode with a script file of the crews folder (what
+ * `GET /crews/{crew}/scripts` lists), instead of `script`.
+ */
+script_file?: string, 
+/**
  * The model every agent uses instead of its own (a named model, provider/model, or `local`).
  */
 model?: string, 

@@ -33,36 +33,38 @@ impl CrewsRoot {
     /// The file or folder a crew name stands for: 400 for a name that is not a plain
     /// relative path or leads outside the folder, 404 for one that names nothing.
     pub fn resolve(&self, name: &str) -> Result<PathBuf, HttpError> {
-        let refuse = |why: &str| Err(HttpError::invalid(format!("'{name}' is not a crew of this server: {why}")));
-        if name.is_empty() {
-            return refuse("the name is empty");
-        }
-        if name.contains('\0') || name.contains('\\') {
-            return refuse("a crew name holds no NUL bytes or backslashes");
-        }
-        let relative = Path::new(name);
-        for component in relative.components() {
-            match component {
-                Component::Normal(_) => {}
-                Component::ParentDir => return refuse("'..' would lead out of the crews folder"),
-                Component::CurDir => return refuse("'.' is not part of a crew name"),
-                Component::RootDir | Component::Prefix(_) => {
-                    return refuse("absolute paths are not taken; name the crew relative to the crews folder")
-                }
-            }
-        }
-        let joined = self.root.join(relative);
+        let joined = self.root.join(plain_relative(name)?);
         let real = match joined.canonicalize() {
             Ok(real) => real,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Err(HttpError::not_found(format!("there is no crew '{name}' in the crews folder")))
             }
-            Err(error) => return refuse(&format!("it cannot be opened ({error})")),
+            Err(error) => return Err(refusal(name, &format!("it cannot be opened ({error})"))),
         };
         if !real.starts_with(&self.root) {
-            return refuse("it leads out of the crews folder (a symbolic link)");
+            return Err(refusal(name, "it leads out of the crews folder (a symbolic link)"));
         }
         Ok(real)
+    }
+
+    /// Where to save a crew named `name`: the crew when it exists (as [`Self::resolve`]),
+    /// else a new file or folder whose parent folder exists inside the crews folder.
+    pub fn resolve_target(&self, name: &str) -> Result<PathBuf, HttpError> {
+        let relative = plain_relative(name)?;
+        if self.root.join(relative).symlink_metadata().is_ok() {
+            return self.resolve(name);
+        }
+        let (Some(parent), Some(file)) = (relative.parent(), relative.file_name()) else {
+            return Err(refusal(name, "it names no file"));
+        };
+        let parent = if parent.as_os_str().is_empty() {
+            self.root.clone()
+        } else {
+            self.resolve(&parent.display().to_string()).map_err(|_| {
+                HttpError::invalid(format!("'{name}' cannot be saved: its folder '{}' is not in the crews folder", parent.display()))
+            })?
+        };
+        Ok(parent.join(file))
     }
 
     /// True when `path` (absolute, as a run stores it) is inside the crews folder.
@@ -81,6 +83,32 @@ impl CrewsRoot {
             None => path.display().to_string(),
         }
     }
+}
+
+/// `name` as a relative path of plain components, or why it is not one.
+fn plain_relative(name: &str) -> Result<&Path, HttpError> {
+    if name.is_empty() {
+        return Err(refusal(name, "the name is empty"));
+    }
+    if name.contains('\0') || name.contains('\\') {
+        return Err(refusal(name, "a crew name holds no NUL bytes or backslashes"));
+    }
+    let relative = Path::new(name);
+    for component in relative.components() {
+        match component {
+            Component::Normal(_) => {}
+            Component::ParentDir => return Err(refusal(name, "'..' would lead out of the crews folder")),
+            Component::CurDir => return Err(refusal(name, "'.' is not part of a crew name")),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(refusal(name, "absolute paths are not taken; name the crew relative to the crews folder"))
+            }
+        }
+    }
+    Ok(relative)
+}
+
+fn refusal(name: &str, why: &str) -> HttpError {
+    HttpError::invalid(format!("'{name}' is not a crew of this server: {why}"))
 }
 
 #[cfg(test)]
@@ -121,6 +149,18 @@ mod tests {
         let error = root.resolve("link.yaml").unwrap_err();
         assert_eq!(error.status, StatusCode::BAD_REQUEST);
         assert!(error.error.message.contains("symbolic link"), "{}", error.error.message);
+    }
+
+    #[test]
+    fn a_new_crew_is_saved_inside_the_folder_only() {
+        let (dir, root) = root();
+        assert_eq!(root.resolve_target("new.yaml").unwrap(), root.path().join("new.yaml"));
+        assert_eq!(root.resolve_target("a.yaml").unwrap(), root.path().join("a.yaml"));
+        for name in ["../new.yaml", "/tmp/new.yaml", "missing/new.yaml", ""] {
+            assert_eq!(root.resolve_target(name).unwrap_err().status, StatusCode::BAD_REQUEST, "{name}");
+        }
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("crews/out")).unwrap();
+        assert_eq!(root.resolve_target("out/new.yaml").unwrap_err().status, StatusCode::BAD_REQUEST);
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub const BEARER: &str = "bearer";
     security(("bearer" = [])),
     tags(
         (name = "crews", description = "The crews of the crews folder, named relative to it"),
+        (name = "editor", description = "The graph editor: open a crew for editing, check edits live, save (inside the crews folder only)"),
         (name = "agents", description = "Runtime agents: added to a crew without editing its files"),
         (name = "models", description = "The models agents use (never their keys)"),
         (name = "signals", description = "Signal matching"),

@@ -62,11 +62,17 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<CrewSummary>
 pub async fn open(State(state): State<AppState>, Path(crew): Path<String>) -> Result<Json<CrewDocument>, HttpError> {
     let path = state.crews.resolve(&crew)?;
     let mut document = state.api.open_crew(&path).await;
-    document.path = crew;
-    for problem in &mut document.problems {
-        rename_diagnostic(&state.crews, &mut problem.diagnostic);
-    }
+    rename_document(&state.crews, &mut document, crew);
     Ok(Json(document))
+}
+
+/// Names a crew document, and the files its problems point into, as answers do:
+/// relative to the crews folder.
+pub(super) fn rename_document(crews: &CrewsRoot, document: &mut CrewDocument, name: String) {
+    document.path = name;
+    for problem in &mut document.problems {
+        rename_diagnostic(crews, &mut problem.diagnostic);
+    }
 }
 
 /// Validates a crew (with its runtime agents): every error and warning, with file,

@@ -15,9 +15,12 @@
 //! | `GET`/`POST /runs`, `GET /runs/{id}` | runs |
 //! | `POST /runs/{id}/resume`, `POST /runs/{id}/cancel` | resume, cancel |
 //! | `GET /runs/{id}/events` | its events, server-sent |
+//! | `GET /crews/{crew}/edit`, `/disk`, `/scripts` | open it for editing, its files' fingerprint, its Simulate scripts |
+//! | `POST /editor/check`, `/save`, `/yaml`, `/instructions`, `/signal-name`; `GET /editor/recent` | the editor |
 
 mod agents;
 mod crews;
+mod editor;
 mod events;
 mod health;
 mod models;
@@ -56,6 +59,15 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crews::open))
         .routes(routes!(crews::validate))
         .routes(routes!(crews::route))
+        .routes(routes!(editor::edit))
+        .routes(routes!(editor::disk))
+        .routes(routes!(editor::scripts))
+        .routes(routes!(editor::check))
+        .routes(routes!(editor::save))
+        .routes(routes!(editor::yaml))
+        .routes(routes!(editor::instructions))
+        .routes(routes!(editor::signal_name))
+        .routes(routes!(editor::recent))
         .routes(routes!(agents::list, agents::add))
         .routes(routes!(agents::remove))
         .routes(routes!(signals::match_signal))

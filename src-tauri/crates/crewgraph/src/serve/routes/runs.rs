@@ -35,6 +35,12 @@ pub struct StartRun {
     #[schema(value_type = Option<Object>)]
     #[ts(optional, type = "string | Record<string, unknown>")]
     pub script: Option<serde_json::Value>,
+    /// Simulate mode with a script file of the crews folder (what
+    /// `GET /crews/{crew}/scripts` lists), instead of `script`.
+    #[serde(default)]
+    #[ts(optional)]
+    #[schema(example = "scripts/exam.yaml")]
+    pub script_file: Option<String>,
     /// The model every agent uses instead of its own (a named model, provider/model, or `local`).
     #[serde(default)]
     #[ts(optional)]
@@ -59,6 +65,11 @@ pub struct ResumeRun {
     #[schema(value_type = Option<Object>)]
     #[ts(optional, type = "string | Record<string, unknown>")]
     pub script: Option<serde_json::Value>,
+    /// Simulate mode with the whole run's script file (of the crews folder): the
+    /// replies the run has used already are skipped, as the window's Resume does.
+    #[serde(default)]
+    #[ts(optional)]
+    pub script_file: Option<String>,
     /// The model every agent uses instead of its own.
     #[serde(default)]
     #[ts(optional)]
@@ -89,8 +100,22 @@ pub struct RunDetail {
     pub crew: Option<String>,
 }
 
-/// A run's options from a request's script and model.
-fn options(script: Option<serde_json::Value>, model: Option<String>, agent: Option<String>) -> Result<RunOptions, HttpError> {
+/// A run's options from a request's script (text or a file of the crews folder) and model.
+fn options(
+    state: &AppState,
+    script: Option<serde_json::Value>,
+    script_file: Option<String>,
+    model: Option<String>,
+    agent: Option<String>,
+) -> Result<RunOptions, HttpError> {
+    if let Some(name) = script_file {
+        if script.as_ref().is_some_and(|s| !s.is_null()) {
+            return Err(HttpError::invalid("give either 'script' or 'script_file', not both"));
+        }
+        let path = state.crews.resolve(&name)?;
+        let script = Some(ScriptSource::File(path));
+        return Ok(RunOptions { script, model, requested_agent: agent, continue_script: true, ..RunOptions::default() });
+    }
     let script = match script {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(text)) => Some(ScriptSource::Text(text)),
@@ -141,7 +166,7 @@ pub async fn start(State(state): State<AppState>, JsonBody(request): JsonBody<St
         return Err(HttpError::invalid("the input is empty: write what the crew is asked to do"));
     }
     let path = state.crews.resolve(&request.crew)?;
-    let options = options(request.script, request.model, request.agent)?;
+    let options = options(&state, request.script, request.script_file, request.model, request.agent)?;
     let id = state.api.spawn_run(&path, &request.input, options).await?;
     Ok(accepted(&id))
 }
@@ -197,7 +222,7 @@ pub async fn resume(
             )))
         }
     }
-    let options = options(request.script, request.model, None)?;
+    let options = options(&state, request.script, request.script_file, request.model, None)?;
     let id = state.api.spawn_resume(&id, request.input.as_deref(), options).await?;
     Ok(accepted(&id))
 }

@@ -10,19 +10,24 @@ use serde_json::{json, Map, Value};
 use super::{assert_error_shape, Answer, TestServer};
 
 /// The routes that take a body.
-const ROUTES: [(&str, &str); 6] = [
+const ROUTES: [(&str, &str); 11] = [
     ("POST", "/match"),
     ("POST", "/runs"),
     ("POST", "/runs/run-fuzz/resume"),
     ("POST", "/crews/ping-pong.yaml/route"),
     ("POST", "/crews/ping-pong.yaml/agents"),
     ("PUT", "/models/fuzz"),
+    ("POST", "/editor/check"),
+    ("POST", "/editor/save"),
+    ("POST", "/editor/yaml"),
+    ("POST", "/editor/instructions"),
+    ("POST", "/editor/signal-name"),
 ];
 
 /// Field names the routes take, so generated objects often get past the first check.
-const FIELDS: [&str; 15] = [
+const FIELDS: [&str; 21] = [
     "signal", "content", "crew", "input", "script", "model", "agent", "query", "yaml", "provider", "base_url", "key_name",
-    "max_tokens", "default", "replies",
+    "max_tokens", "default", "replies", "spec", "path", "layout", "positions", "name", "script_file",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {

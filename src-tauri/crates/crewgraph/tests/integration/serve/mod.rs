@@ -4,6 +4,8 @@
 //! `script` in the request), so they are deterministic and spend no tokens.
 //!
 //! - `routes`: every route, its happy path and its errors;
+//! - `editor`: the editor's routes — open, check, save (conflicts, names outside
+//!   the crews folder), and a run with a script file of the folder;
 //! - `events`: server-sent events — resume with `Last-Event-ID` (no gap, no
 //!   duplicate), several watchers, a client that never reads;
 //! - `security`: the token, path traversal, body limits, malformed requests, CORS;
@@ -12,6 +14,7 @@
 //! - `fuzz`: arbitrary bodies to every route that takes one: never a 5xx, always
 //!   `{code, message}`.
 
+mod editor;
 mod events;
 mod fuzz;
 mod process;
@@ -99,6 +102,8 @@ impl Fixture {
             std::fs::copy(repo_root().join("crews").join(name), crews.join(name)).unwrap();
         }
         copy_dir(&repo_root().join("crews/go-quiz"), &crews.join("go-quiz"));
+        std::fs::create_dir(crews.join("scripts")).unwrap();
+        std::fs::copy(repo_root().join("crews/scripts/exam.yaml"), crews.join("scripts/exam.yaml")).unwrap();
         std::fs::write(crews.join("ping-pong.yaml"), PING_PONG).unwrap();
         std::fs::write(crews.join("ask.yaml"), ASK).unwrap();
         std::fs::write(crews.join("broken.yaml"), BROKEN).unwrap();

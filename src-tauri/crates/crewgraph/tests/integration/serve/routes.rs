@@ -40,6 +40,15 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/runs/{id}/resume", vec!["post"]),
         ("/runs/{id}/cancel", vec!["post"]),
         ("/runs/{id}/events", vec!["get"]),
+        ("/crews/{crew}/edit", vec!["get"]),
+        ("/crews/{crew}/disk", vec!["get"]),
+        ("/crews/{crew}/scripts", vec!["get"]),
+        ("/editor/check", vec!["post"]),
+        ("/editor/save", vec!["post"]),
+        ("/editor/yaml", vec!["post"]),
+        ("/editor/instructions", vec!["post"]),
+        ("/editor/signal-name", vec!["post"]),
+        ("/editor/recent", vec!["get"]),
     ];
     assert_eq!(paths.len(), expected.len(), "documented: {:?}", paths.keys().collect::<Vec<_>>());
     for (path, methods) in expected {
