@@ -6,11 +6,12 @@ import type { MatchLevel } from "./MatchLevel";
 import type { RunStatus } from "./RunStatus";
 import type { SignalName } from "./SignalName";
 import type { Strategy } from "./Strategy";
+import type { Usage } from "./Usage";
 
 /**
  * What happened.
  */
-export type EventKind = { "type": "run_started", crew: string, input: string, } | { "type": "agent_started", agent: AgentId, step: number, } | { "type": "token", agent: AgentId, text: string, } | { "type": "tool_call", agent: AgentId, name: string, arguments: unknown, } | { "type": "tool_result", agent: AgentId, name: string, result: string, } | { "type": "agent_response", agent: AgentId, content: string, } | { "type": "signal_matched", agent: AgentId, signal: SignalName, level: MatchLevel, behavior: Behavior, 
+export type EventKind = { "type": "run_started", crew: string, input: string, } | { "type": "agent_started", agent: AgentId, step: number, } | { "type": "token", agent: AgentId, text: string, } | { "type": "tool_call", agent: AgentId, name: string, arguments: unknown, } | { "type": "tool_result", agent: AgentId, name: string, result: string, } | { "type": "agent_response", agent: AgentId, content: string, usage?: Usage | null, } | { "type": "signal_matched", agent: AgentId, signal: SignalName, level: MatchLevel, behavior: Behavior, 
 /**
  * The agent or group it leads to; null for terminate (and a pause without one).
  */

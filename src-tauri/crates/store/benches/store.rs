@@ -70,7 +70,7 @@ impl Run {
         let reply: String = "All work and no play. ".chars().cycle().take(REPLY).collect();
         let kinds = vec![
             EventKind::AgentStarted { agent: from.clone(), step: self.snapshot.steps + 1 },
-            EventKind::AgentResponse { agent: from.clone(), content: reply.clone() },
+            EventKind::AgentResponse { agent: from.clone(), content: reply.clone(), usage: None },
             EventKind::Handoff { from: from.clone(), to: to.to_string(), reason: "signal [NEXT] (exact)".into(), handoff_count: self.snapshot.handoffs + 1 },
         ];
         let mut step = self.step(kinds, Message::agent(&from, reply));

@@ -32,6 +32,7 @@ fn migrations() -> Migrations<'static> {
         M::up(settings::V1),
         M::up(runs::V1),
         M::up(steps::V1),
+        M::up(runs::V2),
     ])
 }
 
@@ -102,6 +103,22 @@ mod tests {
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-        assert_eq!(version, 7, "one version per migration, applied once");
+        assert_eq!(version, 8, "one version per migration, applied once");
+    }
+
+    #[test]
+    fn runs_stored_before_token_counts_list_with_none_used() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 7).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (id, crew_name, crew_fingerprint, input, created_at, status, current_agent, handoffs, steps,
+                               next_seq, strikes, recent, history_len, updated_at, stored_steps)
+             VALUES ('run-old', 'Old', 'f', 'hi', 1, 'completed', 'a', 0, 1, 3, 0, '[]', 1, 2, 1);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let runs = crate::tables::runs::list(&conn).unwrap();
+        assert_eq!(runs[0].id.as_str(), "run-old");
+        assert_eq!(runs[0].tokens, crewgraph_engine::run::Usage::default());
     }
 }

@@ -223,10 +223,10 @@ impl Api {
             steps: stored.snapshot.steps,
             handoffs: stored.snapshot.handoffs,
             error: stored.snapshot.error,
+            tokens: stored.snapshot.tokens,
         })
     }
 
-    /// The crew file or folder run `id` ran (what a resume loads again), as stored.
     /// Scripts for Simulate mode that come with the crew at `path`: `scripts/<name>.yaml`
     /// next to it (`<name>` the file's stem or the folder's name), as the examples ship.
     pub fn crew_scripts(&self, path: &Path) -> Vec<PathBuf> {
@@ -235,6 +235,7 @@ impl Api {
         ["yaml", "yml"].iter().map(|ext| dir.join("scripts").join(format!("{stem}.{ext}"))).filter(|p| p.is_file()).collect()
     }
 
+    /// The crew file or folder run `id` ran (what a resume loads again), as stored.
     pub async fn run_crew_path(&self, id: &RunId) -> Result<Option<PathBuf>, ApiError> {
         let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
         Ok(stored.record.crew_path.map(PathBuf::from))

@@ -47,10 +47,16 @@ fn a_crew_runs_on_the_local_model_when_none_is_configured_and_every_reply_ends_w
         .expect("the asker replied");
     let text = asker_reply["content"].as_str().unwrap().trim_end();
     assert!(text.ends_with("[NEXT]") || text.ends_with("[DONE]"), "the local model ends with a signal: {text:?}");
+    let usage = &asker_reply["usage"];
+    assert!(usage["input_tokens"].as_u64() > Some(0) && usage["output_tokens"].as_u64() > Some(0), "the server's usage is kept: {asker_reply}");
     assert!(lines.iter().any(|l| kind(l) == "signal_matched"), "the signal routed the run");
     assert!(lines.iter().any(|l| kind(l) == "token"), "the reply streamed");
     let last = parse(lines.last().unwrap());
     assert!(matches!(last["status"].as_str(), Some("completed" | "terminated")), "{last}");
+    let listed = sandbox.cg(&["runs", "--json"]);
+    let summary = parse(listed.lines()[0]);
+    let reported: u64 = lines.iter().map(|l| parse(l)).filter(|e| e["type"] == "agent_response").map(|e| e["usage"]["output_tokens"].as_u64().unwrap()).sum();
+    assert_eq!(summary["tokens"]["output_tokens"].as_u64(), Some(reported), "the run's total is its replies' usage: {summary}");
 }
 
 #[test]
@@ -202,6 +208,7 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
         );
         if ok {
             assert!(stdout.contains(r#""type":"signal_matched""#), "{stdout}");
+            assert!(stdout.contains(r#""usage":{"input_tokens":7,"output_tokens":3}"#), "the provider's usage is in the reply's event: {stdout}");
         } else {
             assert!(stderr.contains("the API key was refused (401)") && stderr.contains("Check your key"), "{stderr}");
             assert!(stderr.contains("Incorrect API key provided: [hidden]"), "{stderr}");

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::history;
-use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec};
+use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
 use super::loops;
 use super::message::{Message, Role};
 use super::prompt;
@@ -294,6 +294,9 @@ impl<'a> Run<'a> {
 
     /// Records and emits an event.
     pub(crate) fn event(&mut self, kind: EventKind) {
+        if let EventKind::AgentResponse { usage: Some(usage), .. } = &kind {
+            self.snapshot.tokens = Usage::add(Some(self.snapshot.tokens), Some(*usage)).unwrap_or_default();
+        }
         let event = RunEvent { kind, run_id: self.id.clone(), seq: self.snapshot.next_seq, timestamp: self.deps.clock.now() };
         self.snapshot.next_seq += 1;
         self.deps.sink.emit(&event);
@@ -570,6 +573,7 @@ impl<'a> Run<'a> {
             .clone();
         let budget = agent.context_budget.or(self.crew.settings.context_budget);
         let mut rounds = 0;
+        let mut used = None;
         loop {
             // The history is lent to the request for the call (nothing else reads it
             // meanwhile), so a call costs the same however long the run is.
@@ -606,13 +610,14 @@ impl<'a> Run<'a> {
                     return None;
                 }
             };
+            used = Usage::add(used, reply.usage);
             if reply.tool_calls.is_empty() || rounds >= self.crew.settings.max_tool_rounds {
                 if !reply.tool_calls.is_empty() {
                     self.event(EventKind::Warning {
                         message: format!("{agent_id} asked for tools after {rounds} rounds (the most per turn); its reply is used as it is"),
                     });
                 }
-                self.event(EventKind::AgentResponse { agent: agent_id.clone(), content: reply.content.clone() });
+                self.event(EventKind::AgentResponse { agent: agent_id.clone(), content: reply.content.clone(), usage: used });
                 self.add(Message::agent(agent_id, reply.content.clone()));
                 return Some(reply.content);
             }

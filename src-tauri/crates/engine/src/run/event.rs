@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::llm::Usage;
 use super::time::Timestamp;
 use crate::crew::Strategy;
 use crate::ids::{AgentId, RunId, SignalName};
@@ -101,8 +102,14 @@ pub enum EventKind {
     },
     /// A tool's answer (or its error).
     ToolResult { agent: AgentId, name: String, result: String },
-    /// An agent's whole reply.
-    AgentResponse { agent: AgentId, content: String },
+    /// An agent's whole reply, with the tokens its turn used when the provider said
+    /// (all its calls of the turn together; none in Simulate mode).
+    AgentResponse {
+        agent: AgentId,
+        content: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
     /// A signal of the agent's rules was found in its reply and acted on.
     SignalMatched {
         agent: AgentId,

@@ -59,10 +59,24 @@ impl<'a> LlmRequest<'a> {
 }
 
 /// Tokens a provider reports having used.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
 pub struct Usage {
     pub input_tokens: u32,
     pub output_tokens: u32,
+}
+
+impl Usage {
+    /// What two calls used together; None only when neither reported usage.
+    pub fn add(total: Option<Usage>, more: Option<Usage>) -> Option<Usage> {
+        match (total, more) {
+            (Some(a), Some(b)) => Some(Usage {
+                input_tokens: a.input_tokens.saturating_add(b.input_tokens),
+                output_tokens: a.output_tokens.saturating_add(b.output_tokens),
+            }),
+            (one, other) => one.or(other),
+        }
+    }
 }
 
 /// A model's answer.
@@ -105,4 +119,19 @@ pub trait LlmClient: Send + Sync {
         on_token: TokenSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<LlmReply, LlmError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Usage;
+
+    #[test]
+    fn usage_of_a_turn_adds_up_its_calls_and_stays_none_when_no_call_reported_any() {
+        let call = |i, o| Some(Usage { input_tokens: i, output_tokens: o });
+        assert_eq!(Usage::add(call(10, 2), call(30, 5)), call(40, 7));
+        assert_eq!(Usage::add(None, call(3, 1)), call(3, 1));
+        assert_eq!(Usage::add(call(3, 1), None), call(3, 1));
+        assert_eq!(Usage::add(None, None), None);
+        assert_eq!(Usage::add(call(u32::MAX, 0), call(1, 0)), call(u32::MAX, 0));
+    }
 }

@@ -121,6 +121,7 @@ impl RunStore for MemoryStore {
                     steps: e.snapshot.steps,
                     handoffs: e.snapshot.handoffs,
                     error: e.snapshot.error.clone(),
+                    tokens: e.snapshot.tokens,
                 })
                 .collect()
         });

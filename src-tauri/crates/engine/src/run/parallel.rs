@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::driver::{Run, TOKEN_WINDOW};
 use super::event::{EventKind, RunStatus};
 use super::history;
-use super::llm::{LlmError, LlmRequest};
+use super::llm::{LlmError, LlmRequest, Usage};
 use super::message::{Message, ToolCall};
 use super::tools::Tools;
 use crate::crew::{Agent, ParallelGroup};
@@ -35,7 +35,7 @@ enum Update {
 
 /// How a member ended.
 enum Ended {
-    Replied(String),
+    Replied(String, Option<Usage>),
     Failed(String),
     Cancelled,
     TimedOut,
@@ -95,8 +95,8 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
                 let agent = members[i].id.clone();
                 progress.flush(run, &members, i);
                 match ended {
-                    Ended::Replied(reply) => {
-                        run.event(EventKind::AgentResponse { agent, content: reply.clone() });
+                    Ended::Replied(reply, usage) => {
+                        run.event(EventKind::AgentResponse { agent, content: reply.clone(), usage });
                         replies[i] = Some(reply);
                     }
                     Ended::Cancelled => {
@@ -204,6 +204,7 @@ impl Member<'_> {
         let specs = Tools::specs(self.agent);
         let model = self.agent.model_spec();
         let mut rounds = 0;
+        let mut used = None;
         loop {
             let (messages, _) = history::visible(&self.history, &system, self.budget);
             let request = LlmRequest {
@@ -222,8 +223,9 @@ impl Member<'_> {
                 Err(LlmError::Cancelled) => return Ended::Cancelled,
                 Err(error) => return Ended::Failed(error.to_string()),
             };
+            used = Usage::add(used, reply.usage);
             if reply.tool_calls.is_empty() || rounds >= self.max_rounds {
-                return Ended::Replied(reply.content);
+                return Ended::Replied(reply.content, used);
             }
             let mut asked = Message::agent(&self.agent.id, reply.content);
             asked.tool_calls = reply.tool_calls.clone();

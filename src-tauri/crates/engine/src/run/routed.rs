@@ -37,7 +37,7 @@ pub(crate) fn workflow(events: &[RunEvent]) -> Vec<WorkflowStep> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::AgentResponse { agent, content } => Some(WorkflowStep::new(agent, content, e.timestamp)),
+            EventKind::AgentResponse { agent, content, .. } => Some(WorkflowStep::new(agent, content, e.timestamp)),
             _ => None,
         })
         .collect()

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::event::{RunEvent, RunStatus};
+use super::llm::Usage;
 use super::message::Message;
 use super::time::Timestamp;
 use crate::ids::{AgentId, RunId};
@@ -57,6 +58,9 @@ pub struct RunSnapshot {
     /// Why the run failed.
     pub error: Option<String>,
     pub updated_at: Timestamp,
+    /// Tokens its agents used so far, as the providers reported them.
+    #[serde(default)]
+    pub tokens: Usage,
 }
 
 impl RunSnapshot {
@@ -73,6 +77,7 @@ impl RunSnapshot {
             history_len: 0,
             error: None,
             updated_at: at,
+            tokens: Usage::default(),
         }
     }
 }
@@ -110,6 +115,9 @@ pub struct RunSummary {
     pub steps: u32,
     pub handoffs: u32,
     pub error: Option<String>,
+    /// Tokens its agents used, as the providers reported them (0 in Simulate mode).
+    #[serde(default)]
+    pub tokens: Usage,
 }
 
 /// Why the store failed.

@@ -9,7 +9,7 @@ use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::ids::{AgentId, RunId, SignalName};
 use crewgraph_engine::run::{
     Candidate, EventKind, Message, MemoryStore, RunEvent, RunRecord, RunSnapshot, RunStatus, RunStore, StepRecord, StoreError,
-    StoredRun, Timestamp, ToolCall, Turn,
+    StoredRun, Timestamp, ToolCall, Turn, Usage,
 };
 use crewgraph_engine::signal::{Behavior, MatchLevel};
 use crewgraph_store::{SqliteStore, StoreOptions};
@@ -118,12 +118,14 @@ impl Run {
         let count = self.snapshot.handoffs + 1;
         let kinds = vec![
             EventKind::AgentStarted { agent: from.clone(), step: self.snapshot.steps + 1 },
-            EventKind::AgentResponse { agent: from.clone(), content: content.to_owned() },
+            EventKind::AgentResponse { agent: from.clone(), content: content.to_owned(), usage: Some(Usage { input_tokens: 40, output_tokens: 9 }) },
             EventKind::Handoff { from: from.clone(), to: to.to_string(), reason: "signal [NEXT] (exact)".into(), handoff_count: count },
         ];
         let mut step = self.step(kinds, vec![Message::agent(&from, content)]);
         step.snapshot.current_agent = to;
         step.snapshot.handoffs = count;
+        step.snapshot.tokens.input_tokens += 40;
+        step.snapshot.tokens.output_tokens += 9;
         step.snapshot.recent.push(Turn { agent: from, reply: format!("{:x}", content.len()) });
         if step.snapshot.recent.len() > 4 {
             step.snapshot.recent.remove(0);
@@ -213,7 +215,7 @@ pub fn every_event_kind() -> Vec<EventKind> {
             arguments: serde_json::json!({"expr": "2+2", "nested": [1, 2.5, null, {"x": true}]}),
         },
         EventKind::ToolResult { agent: a.clone(), name: "calculator".into(), result: "4".into() },
-        EventKind::AgentResponse { agent: a.clone(), content: "Question 1? [QUESTION] 🙂".into() },
+        EventKind::AgentResponse { agent: a.clone(), content: "Question 1? [QUESTION] 🙂".into(), usage: None },
         EventKind::SignalMatched {
             agent: a.clone(),
             signal: SignalName::from("[QUESTION]"),
