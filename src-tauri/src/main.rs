@@ -57,6 +57,7 @@ fn main() -> ExitCode {
             commands::run_events,
             commands::run_crew,
             commands::crew_scripts,
+            commands::type_reply,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

@@ -7,4 +7,4 @@ export type ResumeRequest = {
 /**
  * The person's answer (needed for a paused run).
  */
-input?: string, script_path?: string, model?: string, };
+input?: string, script_path?: string, model?: string, typed?: boolean, };

@@ -18,6 +18,10 @@ script?: string | Record<string, unknown>,
  */
 script_file?: string, 
 /**
+ * Simulate mode by hand, as for `StartRun`.
+ */
+typed: boolean, 
+/**
  * The model every agent uses instead of its own.
  */
 model?: string, };

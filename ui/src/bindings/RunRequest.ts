@@ -15,4 +15,8 @@ script_path?: string,
 /**
  * The model every agent uses instead of its own.
  */
-model?: string, };
+model?: string, 
+/**
+ * Simulate mode by hand: the person types each agent's reply in its turn.
+ */
+typed?: boolean, };

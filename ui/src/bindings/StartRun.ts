@@ -23,6 +23,11 @@ script?: string | Record<string, unknown>,
  */
 script_file?: string, 
 /**
+ * Simulate mode by hand: each agent's reply is typed in its turn
+ * (`POST /runs/{id}/reply`), instead of a script or a model.
+ */
+typed: boolean, 
+/**
  * The model every agent uses instead of its own (a named model, provider/model, or `local`).
  */
 model?: string, 

@@ -11,7 +11,8 @@
 //! - [`local`]: the built-in local model (llama.cpp's server with SmolLM2, started on
 //!   demand), its replies made to end with one of the agent's signals;
 //! - [`scripted`]: replies taken from a YAML script, per agent, in order — Crewgraph's
-//!   Simulate mode and the engine's deterministic test double.
+//!   Simulate mode and the engine's deterministic test double;
+//! - [`typed`]: Simulate mode by hand — each reply typed by the person in its turn.
 //!
 //! Around them: [`http`], the robustness the HTTP providers share (timeouts, retries
 //! with backoff honouring `Retry-After`, cancellation, the provider's own error
@@ -30,6 +31,7 @@ pub mod models;
 pub mod openai;
 pub mod scripted;
 pub mod settings;
+pub mod typed;
 
 pub use anthropic::AnthropicClient;
 pub use http::Limits;
@@ -38,3 +40,4 @@ pub use models::Models;
 pub use openai::OpenAiClient;
 pub use scripted::{Script, ScriptError, ScriptedLlm};
 pub use settings::{ModelConfig, ModelSettings, Provider, Resolved};
+pub use typed::TypedReplies;

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crewgraph_engine::run::RunEvent;
+use crewgraph_llm::TypedReplies;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use ts_rs::TS;
@@ -63,6 +64,10 @@ pub struct RunRequest {
     #[serde(default)]
     #[ts(optional)]
     pub model: Option<String>,
+    /// Simulate mode by hand: the person types each agent's reply in its turn.
+    #[serde(default)]
+    #[ts(optional)]
+    pub typed: Option<bool>,
 }
 
 /// Go on with a paused run (from the window).
@@ -79,15 +84,19 @@ pub struct ResumeRequest {
     #[serde(default)]
     #[ts(optional)]
     pub model: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub typed: Option<bool>,
 }
 
 /// The run options a window's request stands for. The window's script is the whole
 /// run's, so a resume goes on with the replies the run has not used yet.
-pub fn options(script_path: Option<&str>, model: Option<&str>) -> RunOptions {
+pub fn options(script_path: Option<&str>, model: Option<&str>, typed: bool) -> RunOptions {
     RunOptions {
         script: script_path.map(|path| ScriptSource::File(PathBuf::from(path))),
         model: model.map(str::to_owned),
         continue_script: true,
+        typed: typed.then(TypedReplies::new),
         ..RunOptions::default()
     }
 }

@@ -30,7 +30,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crewgraph_engine::run::{EventSink, RunEvent, RunOutcome, RunStatus, StoreError};
-use crewgraph_engine::RunId;
+use crewgraph_engine::{AgentId, RunId};
+use crewgraph_llm::TypedReplies;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -72,6 +73,8 @@ pub(crate) struct RunSlot {
     /// resume: the run already exists, and the claim succeeded).
     ready_on_first_event: bool,
     registry: std::sync::Weak<LiveRuns>,
+    /// Simulate mode by hand: where the person's typed replies go.
+    typed: OnceLock<TypedReplies>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -106,6 +109,7 @@ impl LiveRuns {
             ready: Mutex::new(None),
             ready_on_first_event: id.is_some(),
             registry: Arc::downgrade(self),
+            typed: OnceLock::new(),
         });
         if let Some(id) = id {
             let _ = slot.id.set(id.clone());
@@ -271,6 +275,9 @@ impl Api {
     pub async fn spawn_run(&self, path: &Path, input: &str, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
         let slot = self.live.slot(None)?;
+        if let Some(typed) = &options.typed {
+            let _ = slot.typed.set(typed.clone());
+        }
         let (api, path, input, sink) = (self.clone(), path.to_path_buf(), input.to_owned(), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
         self.live
@@ -283,6 +290,9 @@ impl Api {
     pub async fn spawn_resume(&self, id: &RunId, input: Option<&str>, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
         let slot = self.live.slot(Some(id))?;
+        if let Some(typed) = &options.typed {
+            let _ = slot.typed.set(typed.clone());
+        }
         let (api, id, input, sink) = (self.clone(), id.clone(), input.map(str::to_owned), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
         self.live
@@ -304,6 +314,25 @@ impl Api {
             status => format!("has ended ({})", status.as_str()),
         };
         Err(ApiError::new(ApiErrorCode::Conflict, format!("run '{id}' {why}")))
+    }
+
+    /// Simulate mode by hand: `agent`'s reply in run `id`, typed by the person (its
+    /// turn now, or its next one). `conflict` for a run not going on here with typed
+    /// replies.
+    pub fn type_reply(&self, id: &RunId, agent: &str, text: &str) -> Result<(), ApiError> {
+        if text.trim().is_empty() {
+            return Err(ApiError::new(ApiErrorCode::InvalidInput, format!("the reply is empty: write what {agent} says")));
+        }
+        match self.live.get(id).and_then(|slot| slot.typed.get().cloned()) {
+            Some(typed) => {
+                typed.reply(&AgentId::from(agent), text);
+                Ok(())
+            }
+            None => Err(ApiError::new(
+                ApiErrorCode::Conflict,
+                format!("run '{id}' is not going on with typed replies here: start it (or resume it) in Simulate mode, typing each reply"),
+            )),
+        }
     }
 
     /// Stops every run going on in this host without ending it, so each can be

@@ -240,6 +240,9 @@ impl Api {
 
     /// The model a run talks to, and what the person should be told about it.
     pub(crate) async fn llm_for(&self, crew: &Crew, options: &RunOptions) -> Result<(Arc<dyn LlmClient>, Vec<String>), ApiError> {
+        if let Some(typed) = &options.typed {
+            return Ok((Arc::new(typed.clone()), Vec::new()));
+        }
         if let Some(source) = &options.script {
             let script = match source {
                 ScriptSource::File(path) => Script::load(path),

@@ -15,6 +15,7 @@ use crewgraph_engine::run::{
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::routing::decider::RouteDecider;
 use crewgraph_engine::{AgentId, Crew, RunId};
+use crewgraph_llm::TypedReplies;
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
@@ -49,6 +50,9 @@ pub struct RunOptions {
     pub continue_script: bool,
     /// Per agent, how many of its scripted replies to skip (filled in by resume).
     pub skip_replies: HashMap<AgentId, usize>,
+    /// Simulate mode by hand: each reply typed by the person in its turn
+    /// ([`Api::type_reply`]), instead of a script or a model.
+    pub typed: Option<TypedReplies>,
 }
 
 impl From<StoreError> for ApiError {

@@ -14,6 +14,7 @@
 //! | `GET /models`, `PUT`/`DELETE /models/{name}`, `POST /models/{name}/default` | models |
 //! | `GET`/`POST /runs`, `GET /runs/{id}` | runs |
 //! | `POST /runs/{id}/resume`, `POST /runs/{id}/cancel` | resume, cancel |
+//! | `POST /runs/{id}/reply` | Simulate mode by hand: an agent's typed reply |
 //! | `GET /runs/{id}/events` | its events, server-sent |
 //! | `GET /crews/{crew}/edit`, `/disk`, `/scripts` | open it for editing, its files' fingerprint, its Simulate scripts |
 //! | `POST /editor/check`, `/save`, `/yaml`, `/instructions`, `/signal-name`; `GET /editor/recent` | the editor |
@@ -78,6 +79,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(runs::get))
         .routes(routes!(runs::resume))
         .routes(routes!(runs::cancel))
+        .routes(routes!(runs::reply))
         .routes(routes!(events::events))
 }
 

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
+use crewgraph_llm::TypedReplies;
+
 use crate::api::{ApiError, RunOptions, ScriptSource};
 use crate::serve::error::HttpError;
 use crate::serve::json::JsonBody;
@@ -41,6 +43,10 @@ pub struct StartRun {
     #[ts(optional)]
     #[schema(example = "scripts/exam.yaml")]
     pub script_file: Option<String>,
+    /// Simulate mode by hand: each agent's reply is typed in its turn
+    /// (`POST /runs/{id}/reply`), instead of a script or a model.
+    #[serde(default)]
+    pub typed: bool,
     /// The model every agent uses instead of its own (a named model, provider/model, or `local`).
     #[serde(default)]
     #[ts(optional)]
@@ -70,6 +76,9 @@ pub struct ResumeRun {
     #[serde(default)]
     #[ts(optional)]
     pub script_file: Option<String>,
+    /// Simulate mode by hand, as for `StartRun`.
+    #[serde(default)]
+    pub typed: bool,
     /// The model every agent uses instead of its own.
     #[serde(default)]
     #[ts(optional)]
@@ -105,9 +114,16 @@ fn options(
     state: &AppState,
     script: Option<serde_json::Value>,
     script_file: Option<String>,
+    typed: bool,
     model: Option<String>,
     agent: Option<String>,
 ) -> Result<RunOptions, HttpError> {
+    if typed {
+        if script.as_ref().is_some_and(|s| !s.is_null()) || script_file.is_some() {
+            return Err(HttpError::invalid("typed replies come instead of a script: give 'typed' or a script, not both"));
+        }
+        return Ok(RunOptions { typed: Some(TypedReplies::new()), model, requested_agent: agent, ..RunOptions::default() });
+    }
     if let Some(name) = script_file {
         if script.as_ref().is_some_and(|s| !s.is_null()) {
             return Err(HttpError::invalid("give either 'script' or 'script_file', not both"));
@@ -166,7 +182,7 @@ pub async fn start(State(state): State<AppState>, JsonBody(request): JsonBody<St
         return Err(HttpError::invalid("the input is empty: write what the crew is asked to do"));
     }
     let path = state.crews.resolve(&request.crew)?;
-    let options = options(&state, request.script, request.script_file, request.model, request.agent)?;
+    let options = options(&state, request.script, request.script_file, request.typed, request.model, request.agent)?;
     let id = state.api.spawn_run(&path, &request.input, options).await?;
     Ok(accepted(&id))
 }
@@ -222,7 +238,7 @@ pub async fn resume(
             )))
         }
     }
-    let options = options(&state, request.script, request.script_file, request.model, None)?;
+    let options = options(&state, request.script, request.script_file, request.typed, request.model, None)?;
     let id = state.api.spawn_resume(&id, request.input.as_deref(), options).await?;
     Ok(accepted(&id))
 }
@@ -243,4 +259,35 @@ pub async fn cancel(State(state): State<AppState>, Path(id): Path<String>) -> Re
     let id = RunId::from(id);
     state.api.cancel_run(&id).await?;
     Ok(accepted(&id))
+}
+
+/// Simulate mode by hand: what an agent says, typed by the person.
+#[derive(Clone, Debug, Deserialize, ToSchema, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct TypedReply {
+    /// The agent whose turn it is (or whose next turn it will be).
+    #[schema(example = "teacher")]
+    pub agent: String,
+    /// Its reply, signals included.
+    #[schema(example = "Question 1: what is 2 + 2? [QUESTION]")]
+    pub text: String,
+}
+
+/// Gives an agent of a run started with `typed` its reply.
+#[utoipa::path(
+    post,
+    path = "/runs/{id}/reply",
+    tag = "runs",
+    params(("id" = String, Path, description = "The run's id")),
+    request_body = TypedReply,
+    responses(
+        (status = 204, description = "Handed to the agent"),
+        (status = 400, description = "An empty reply", body = ApiError),
+        (status = 409, description = "The run is not going on here with typed replies", body = ApiError),
+    )
+)]
+pub async fn reply(State(state): State<AppState>, Path(id): Path<String>, JsonBody(reply): JsonBody<TypedReply>) -> Result<Response, HttpError> {
+    state.api.type_reply(&RunId::from(id), &reply.agent, &reply.text)?;
+    Ok(crate::serve::error::no_content())
 }

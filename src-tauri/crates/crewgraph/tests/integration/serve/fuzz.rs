@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::{assert_error_shape, Answer, TestServer};
 
 /// The routes that take a body.
-const ROUTES: [(&str, &str); 11] = [
+const ROUTES: [(&str, &str); 12] = [
     ("POST", "/match"),
     ("POST", "/runs"),
     ("POST", "/runs/run-fuzz/resume"),
@@ -22,12 +22,13 @@ const ROUTES: [(&str, &str); 11] = [
     ("POST", "/editor/yaml"),
     ("POST", "/editor/instructions"),
     ("POST", "/editor/signal-name"),
+    ("POST", "/runs/run-fuzz/reply"),
 ];
 
 /// Field names the routes take, so generated objects often get past the first check.
-const FIELDS: [&str; 21] = [
+const FIELDS: [&str; 23] = [
     "signal", "content", "crew", "input", "script", "model", "agent", "query", "yaml", "provider", "base_url", "key_name",
-    "max_tokens", "default", "replies", "spec", "path", "layout", "positions", "name", "script_file",
+    "max_tokens", "default", "replies", "spec", "path", "layout", "positions", "name", "script_file", "typed", "text",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {

@@ -39,6 +39,7 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/runs/{id}", vec!["get"]),
         ("/runs/{id}/resume", vec!["post"]),
         ("/runs/{id}/cancel", vec!["post"]),
+        ("/runs/{id}/reply", vec!["post"]),
         ("/runs/{id}/events", vec!["get"]),
         ("/crews/{crew}/edit", vec!["get"]),
         ("/crews/{crew}/disk", vec!["get"]),
@@ -343,4 +344,28 @@ async fn the_web_ui_is_served_at_the_root_and_its_files_need_no_token() {
     server.get("/assets/missing.js").await.assert_error(StatusCode::NOT_FOUND, "not_found");
     server.call(Method::POST, "/index.html", None).await.assert_error(StatusCode::NOT_FOUND, "not_found");
     server.get("/..%2F..%2Fetc%2Fpasswd").await.assert_error(StatusCode::NOT_FOUND, "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_with_typed_replies_waits_for_each_agent_s_reply_typed_by_the_person() {
+    let server = TestServer::start().await;
+    let started = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "typed": true})).await;
+    assert_eq!(started.status, StatusCode::ACCEPTED, "{started:?}");
+    let id = started.json["run_id"].as_str().unwrap().to_owned();
+    let path = format!("/runs/{id}/reply");
+    let reply = |agent: &str, text: &str| server.post(&path, json!({"agent": agent, "text": text}));
+    // Ping's turn waits; pong's reply, typed early, waits for pong's turn.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(server.get(&format!("/runs/{id}")).await.json["live"], json!(true), "the run waits for the person");
+    assert_eq!(reply("pong", "Pong. [NEXT]").await.status, StatusCode::NO_CONTENT);
+    assert_eq!(reply("ping", "Ping. [NEXT]").await.status, StatusCode::NO_CONTENT);
+    reply("ping", " ").await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    assert_eq!(reply("ping", "Done. [END]").await.status, StatusCode::NO_CONTENT);
+    assert_eq!(server.settled(&id).await["status"], json!("terminated"));
+    let said: Vec<Value> = server.stored_events(&id).await.into_iter().filter(|e| e["type"] == "agent_response").map(|e| e["content"].clone()).collect();
+    assert_eq!(said, [json!("Ping. [NEXT]"), json!("Pong. [NEXT]"), json!("Done. [END]")]);
+
+    reply("ping", "too late").await.assert_error(StatusCode::CONFLICT, "conflict");
+    let both = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "typed": true, "script": {"replies": {}}})).await;
+    both.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
 }
