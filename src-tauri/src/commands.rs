@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crewgraph::api::{
     forward_batches, Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelRequest, ModelView, RecentCrew, ResumeRequest,
-    RunBatch, RunRequest, SaveCrew, SavedCrew, BATCH_WINDOW,
+    Recording, RunBatch, RunRequest, SaveCrew, SavedCrew, BATCH_WINDOW,
 };
 use crewgraph_engine::run::{RunEvent, RunSummary};
 use crewgraph_engine::RunId;
@@ -170,6 +170,18 @@ pub async fn start_run(api: State<'_, Api>, request: RunRequest, on_batch: Chann
     let id = api.spawn_run(Path::new(&request.crew), &request.input, options).await?;
     forward(&api, &id, None, on_batch).await?;
     Ok(id.to_string())
+}
+
+/// Writes run `run_id`'s recording (every event, one JSON file) to `path`.
+#[tauri::command]
+pub async fn export_run(api: State<'_, Api>, run_id: String, path: String) -> Result<(), ApiError> {
+    api.export_run(&RunId::from(run_id.as_str()), Path::new(&path)).await
+}
+
+/// Reads a run recording, checked whole, to replay it.
+#[tauri::command]
+pub fn import_recording(api: State<'_, Api>, path: String) -> Result<Recording, ApiError> {
+    api.import_recording(Path::new(&path))
 }
 
 /// Simulate mode by hand: the reply the person typed for `agent`'s turn.

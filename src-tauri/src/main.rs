@@ -58,6 +58,8 @@ fn main() -> ExitCode {
             commands::run_crew,
             commands::crew_scripts,
             commands::type_reply,
+            commands::export_run,
+            commands::import_recording,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

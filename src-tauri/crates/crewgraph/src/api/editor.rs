@@ -320,7 +320,7 @@ fn read_crew_text(path: &Path) -> Option<String> {
 
 /// Writes `text` to `path` through a temporary file in the same folder, renamed over
 /// the old file only once everything is written and flushed to disk.
-fn write_atomically(path: &Path, text: &str) -> Result<(), ApiError> {
+pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ApiError> {
     let failed = |e: std::io::Error| ApiError::new(ApiErrorCode::Io, format!("cannot save '{}': {e}", path.display()));
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,

@@ -9,6 +9,7 @@
 //! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
 //! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`).
 //! Editing (`editor`): the window editor's open, check, save and export through the API.
+//! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
 //!
@@ -25,6 +26,7 @@ mod gatekeeper;
 mod help;
 mod interrupt;
 mod matching;
+mod recording;
 mod models;
 mod routed;
 mod routing;

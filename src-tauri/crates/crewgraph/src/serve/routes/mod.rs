@@ -15,6 +15,7 @@
 //! | `GET`/`POST /runs`, `GET /runs/{id}` | runs |
 //! | `POST /runs/{id}/resume`, `POST /runs/{id}/cancel` | resume, cancel |
 //! | `POST /runs/{id}/reply` | Simulate mode by hand: an agent's typed reply |
+//! | `GET /runs/{id}/recording`, `POST /recordings/check` | a run's recording; check one to replay it |
 //! | `GET /runs/{id}/events` | its events, server-sent |
 //! | `GET /crews/{crew}/edit`, `/disk`, `/scripts` | open it for editing, its files' fingerprint, its Simulate scripts |
 //! | `POST /editor/check`, `/save`, `/yaml`, `/instructions`, `/signal-name`; `GET /editor/recent` | the editor |
@@ -80,6 +81,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(runs::resume))
         .routes(routes!(runs::cancel))
         .routes(routes!(runs::reply))
+        .routes(routes!(runs::recording))
+        .routes(routes!(runs::check_recording))
         .routes(routes!(events::events))
 }
 

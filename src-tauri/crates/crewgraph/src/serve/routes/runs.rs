@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 
 use crewgraph_llm::TypedReplies;
 
-use crate::api::{ApiError, RunOptions, ScriptSource};
+use crate::api::{read_recording, ApiError, Recording, RunOptions, ScriptSource};
 use crate::serve::error::HttpError;
 use crate::serve::json::JsonBody;
 use crate::serve::state::AppState;
@@ -290,4 +290,54 @@ pub struct TypedReply {
 pub async fn reply(State(state): State<AppState>, Path(id): Path<String>, JsonBody(reply): JsonBody<TypedReply>) -> Result<Response, HttpError> {
     state.api.type_reply(&RunId::from(id), &reply.agent, &reply.text)?;
     Ok(crate::serve::error::no_content())
+}
+
+/// A run recording's text, to check and replay (the browser's Import).
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordingText {
+    /// The file's name, for messages.
+    #[schema(example = "exam-run.json")]
+    pub name: String,
+    /// The file's whole text.
+    pub text: String,
+}
+
+/// A run and all its events as one recording, to save as a file.
+#[utoipa::path(
+    get,
+    path = "/runs/{id}/recording",
+    tag = "runs",
+    params(("id" = String, Path, description = "The run's id")),
+    responses(
+        (status = 200, description = "The recording (Recording, ui/src/bindings/Recording.ts), as an attachment", body = Object),
+        (status = 404, description = "No such run", body = ApiError),
+    )
+)]
+pub async fn recording(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, HttpError> {
+    let id = RunId::from(id);
+    let mut recording = state.api.run_recording(&id).await?;
+    recording.crew = recording.crew.map(|path| state.crews.name(&path));
+    let disposition = format!("attachment; filename=\"{id}.json\"");
+    let mut response = Json(recording).into_response();
+    if let Ok(value) = disposition.parse() {
+        response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// Checks a recording's text whole and answers it as a recording, to replay; the
+/// store keeps nothing of it.
+#[utoipa::path(
+    post,
+    path = "/recordings/check",
+    tag = "runs",
+    request_body = RecordingText,
+    responses(
+        (status = 200, description = "The recording (Recording, ui/src/bindings/Recording.ts)", body = Object),
+        (status = 400, description = "Truncated, of a newer Crewgraph, or not a recording: the message says which", body = ApiError),
+    )
+)]
+pub async fn check_recording(JsonBody(file): JsonBody<RecordingText>) -> Result<Json<Recording>, HttpError> {
+    Ok(Json(read_recording(&file.name, &file.text)?))
 }

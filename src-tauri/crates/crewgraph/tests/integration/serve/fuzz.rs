@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::{assert_error_shape, Answer, TestServer};
 
 /// The routes that take a body.
-const ROUTES: [(&str, &str); 12] = [
+const ROUTES: [(&str, &str); 13] = [
     ("POST", "/match"),
     ("POST", "/runs"),
     ("POST", "/runs/run-fuzz/resume"),
@@ -23,6 +23,7 @@ const ROUTES: [(&str, &str); 12] = [
     ("POST", "/editor/instructions"),
     ("POST", "/editor/signal-name"),
     ("POST", "/runs/run-fuzz/reply"),
+    ("POST", "/recordings/check"),
 ];
 
 /// Field names the routes take, so generated objects often get past the first check.

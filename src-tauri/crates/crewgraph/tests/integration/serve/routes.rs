@@ -40,6 +40,8 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/runs/{id}/resume", vec!["post"]),
         ("/runs/{id}/cancel", vec!["post"]),
         ("/runs/{id}/reply", vec!["post"]),
+        ("/runs/{id}/recording", vec!["get"]),
+        ("/recordings/check", vec!["post"]),
         ("/runs/{id}/events", vec!["get"]),
         ("/crews/{crew}/edit", vec!["get"]),
         ("/crews/{crew}/disk", vec!["get"]),
@@ -368,4 +370,25 @@ async fn a_run_with_typed_replies_waits_for_each_agent_s_reply_typed_by_the_pers
     reply("ping", "too late").await.assert_error(StatusCode::CONFLICT, "conflict");
     let both = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "typed": true, "script": {"replies": {}}})).await;
     both.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_downloads_as_a_recording_that_checks_back_and_a_cut_one_is_refused() {
+    let server = TestServer::start().await;
+    let id = server.start_run("ask.yaml", "hello", json!({"replies": {"asker": ["What is your name?"]}})).await;
+    server.settled(&id).await;
+    let recording = server.get(&format!("/runs/{id}/recording")).await;
+    assert_eq!(recording.status, StatusCode::OK);
+    assert_eq!(recording.headers["content-disposition"], format!("attachment; filename=\"{id}.json\"").as_str());
+    assert_eq!(recording.json["format"], json!("crewgraph-run-recording"));
+    assert_eq!(recording.json["crew"], json!("ask.yaml"), "named relative to the crews folder");
+    assert_eq!(recording.json["events"], json!(server.stored_events(&id).await));
+
+    let checked = server.post("/recordings/check", json!({"name": "mine.json", "text": recording.text})).await;
+    assert_eq!(checked.status, StatusCode::OK, "{checked:?}");
+    assert_eq!(checked.json, recording.json);
+    let cut = server.post("/recordings/check", json!({"name": "mine.json", "text": &recording.text[..recording.text.len() - 40]})).await;
+    cut.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    assert!(cut.json["message"].as_str().unwrap().contains("'mine.json' ends early"), "{cut:?}");
+    server.get("/runs/run-nope/recording").await.assert_error(StatusCode::NOT_FOUND, "not_found");
 }
