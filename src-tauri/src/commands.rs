@@ -172,6 +172,12 @@ pub async fn start_run(api: State<'_, Api>, request: RunRequest, on_batch: Chann
     Ok(id.to_string())
 }
 
+/// The runs going on in the app now (a window that reloads catches up on them).
+#[tauri::command]
+pub fn live_runs(api: State<'_, Api>) -> Vec<String> {
+    api.live_runs().ids().iter().map(ToString::to_string).collect()
+}
+
 /// Writes run `run_id`'s recording (every event, one JSON file) to `path`.
 #[tauri::command]
 pub async fn export_run(api: State<'_, Api>, run_id: String, path: String) -> Result<(), ApiError> {

@@ -59,6 +59,7 @@ fn main() -> ExitCode {
             commands::crew_scripts,
             commands::type_reply,
             commands::export_run,
+            commands::live_runs,
             commands::import_recording,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
