@@ -9,7 +9,7 @@ CLI := target/debug/crewgraph
 TAURI_DRIVER := .tools/bin/tauri-driver
 TAURI_DRIVER_VERSION := 2.1.0
 
-.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e bench clean
+.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e browser-e2e bench clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -28,8 +28,8 @@ run: deps build
 	  echo "On a desktop, run 'make run' again to open the window."; \
 	fi
 
-## test: everything — Rust tests, generated-type check, UI unit tests, the real window under Xvfb
-test: test-deps build rust-test bindings-check ui-test e2e
+## test: everything — Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
+test: test-deps build rust-test bindings-check ui-test e2e browser-e2e
 	@echo "All tests passed."
 
 deps:
@@ -74,6 +74,10 @@ ui-test: deps
 
 e2e: build test-deps
 	tests/e2e/run-window.sh
+
+# The web UI in Chromium against `crewgraph serve --token` (screenshots in target/e2e-browser/).
+browser-e2e: build test-deps
+	tests/e2e/run-browser.sh
 
 ## bench: every benchmark (criterion and the load figures); figures go into BENCHMARKS.md
 bench:

@@ -15,8 +15,9 @@ packages=(
   cmake python3-pip unzip
 )
 if [[ "${1:-}" == "--test" ]]; then
-  # The window's end-to-end tests: a virtual display and WebKit's WebDriver.
-  packages+=(xvfb xauth webkit2gtk-driver)
+  # The window's end-to-end tests: a virtual display and WebKit's WebDriver; the web
+  # UI's: Chromium (driven by playwright-core from ui/node_modules).
+  packages+=(xvfb xauth webkit2gtk-driver chromium)
 fi
 
 missing=()

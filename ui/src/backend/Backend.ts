@@ -1,5 +1,6 @@
 // The one interface the UI talks to. Two transports implement it: Tauri IPC in the
-// window (tauri.ts) and, later, HTTP + server-sent events in a browser.
+// window (tauri.ts) and HTTP + server-sent events in a browser, against
+// `crewgraph serve` (http.ts). index.ts picks one.
 import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";

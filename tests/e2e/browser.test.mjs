@@ -1,0 +1,280 @@
+// End-to-end test of the web UI in a real browser (run by run-browser.sh): Chromium,
+// driven by playwright-core, against `crewgraph serve --token` — the same UI as the
+// window, over HTTP and server-sent events (ui/src/backend/http.ts). The API refuses
+// a request without the token; the page takes its token from the address and asks
+// for it when it has none; the start view lists the examples; the interview crew runs
+// in Simulate mode as in the window (runs.test.mjs): the highlight moves from agent
+// to agent, the tracker says why the handoff happened, the pause asks and resumes;
+// and an edit saved with Ctrl+S lands in the crew's file on the server's disk.
+import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { after, before, test } from "node:test";
+
+// playwright-core is the UI's dev dependency: resolve it from ui/node_modules.
+const require = createRequire(new URL("../../ui/package.json", import.meta.url));
+const { chromium } = require("playwright-core");
+
+const URL_ = process.env.E2E_URL;
+const TOKEN = process.env.E2E_TOKEN;
+const CREWS = process.env.E2E_CREWS;
+const OUT = process.env.E2E_OUT ?? "target/e2e-browser";
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+let browser;
+let page;
+/** What the page said went wrong (uncaught errors, console errors): none expected. */
+const complaints = [];
+/** Dialogs (prompt, confirm, leave-the-page) the page opened that no test expected. */
+const dialogs = [];
+/** The answers a test expects to give, in order: a text for a prompt, true to accept,
+ * false to dismiss; each with the dialog's type. */
+const expected = [];
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+before(async () => {
+  assert.ok(URL_ && TOKEN && CREWS, "E2E_URL, E2E_TOKEN and E2E_CREWS must be set (run-browser.sh)");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  watchPage(page);
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** Notes a page's errors, answers the dialogs tests expect and dismisses the others. */
+function watchPage(p) {
+  p.on("pageerror", (error) => complaints.push(`page error: ${error.message}`));
+  p.on("console", (message) => {
+    if (message.type() === "error") complaints.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  p.on("dialog", async (dialog) => {
+    const next = expected[0];
+    if (!next || next.type !== dialog.type()) {
+      dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+      await dialog.dismiss();
+      return;
+    }
+    expected.shift();
+    next.seen(dialog.message());
+    if (next.answer === false) await dialog.dismiss();
+    else await dialog.accept(typeof next.answer === "string" ? next.answer : undefined);
+  });
+}
+
+/** The next dialog of `type` is answered with `answer`; resolves to its message
+ * (rejects when none came within 10 s). */
+function expectDialog(type, answer) {
+  return new Promise((seen, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no ${type} dialog came`)), 10000);
+    expected.push({ type, answer, seen: (message) => (clearTimeout(timer), seen(message)) });
+  });
+}
+
+const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png` });
+const texts = (selector) => page.locator(selector).allTextContents();
+const status = async () => (await texts(".run-status"))[0] ?? "";
+
+test("the API refuses a request without the token; the UI's files need none", async () => {
+  const refused = await fetch(`${URL_}/crews`);
+  assert.equal(refused.status, 401);
+  assert.equal((await refused.json()).code, "unauthorized");
+  const wrong = await fetch(`${URL_}/crews`, { headers: { Authorization: "Bearer not-the-token" } });
+  assert.equal(wrong.status, 401);
+  const events = await fetch(`${URL_}/runs/run-x/events`);
+  assert.equal(events.status, 401, "the event stream is behind the token too");
+  const allowed = await fetch(`${URL_}/crews`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  assert.equal(allowed.status, 200);
+  const ui = await fetch(`${URL_}/`);
+  assert.equal(ui.status, 200);
+  assert.match(await ui.text(), /<div id="root">/);
+});
+
+test("the start view lists the example crews, with the token taken from the address", async () => {
+  await page.goto(`${URL_}/#token=${TOKEN}`);
+  await page.locator(".crew-card").nth(3).waitFor();
+  const names = await texts(".crew-card-name");
+  for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "quiz-crew", "Code review pipeline", "Interview"]) {
+    assert.ok(names.includes(name), `the start view should offer ${name}; it shows ${names.join(", ")}`);
+  }
+  // The token left the address bar (bookmarks, history) for the tab's session storage.
+  assert.ok(!page.url().includes("token"), `the address still holds the token: ${page.url()}`);
+  assert.equal(await page.evaluate(() => sessionStorage.getItem("crewgraph-token")), TOKEN);
+  assert.match(await page.locator(".start-folder").innerText(), /Examples from the server's crews folder/);
+  // Thumbnails are laid out graphs, not placeholders.
+  await page.waitForFunction(() => document.querySelectorAll("svg.thumbnail rect.thumb-node").length >= 10);
+  assert.deepEqual(dialogs, [], "nothing asked for the token");
+  await shot("01-start");
+});
+
+test("a page opened without the token asks for it once, then shows the crews", async () => {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+  const other = await context.newPage();
+  const asked = [];
+  other.on("dialog", async (dialog) => {
+    asked.push(dialog.message());
+    await dialog.accept(TOKEN);
+  });
+  await other.goto(`${URL_}/`);
+  await other.locator(".crew-card").first().waitFor();
+  assert.equal(asked.length, 1, `one question for the token: ${asked.join(" | ")}`);
+  assert.match(asked[0], /wants its token/);
+  // Reloading keeps it (session storage): no second question.
+  await other.reload();
+  await other.locator(".crew-card").first().waitFor();
+  assert.equal(asked.length, 1);
+  await other.screenshot({ path: `${OUT}/02-token-asked.png` });
+  await context.close();
+});
+
+/** Records, in the page, every agent card that becomes active, in order. */
+async function recordActive() {
+  await page.evaluate(() => {
+    window.__active = [];
+    const note = () => {
+      for (const name of document.querySelectorAll(".agent-card.run-active .agent-name")) {
+        if (window.__active[window.__active.length - 1] !== name.textContent) window.__active.push(name.textContent);
+      }
+    };
+    window.__observer?.disconnect();
+    window.__observer = new MutationObserver(note);
+    window.__observer.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["class"] });
+  });
+}
+
+const RUN = ".run-buttons .run-button:nth-child(1)";
+const STOP = ".run-buttons .run-button:nth-child(2)";
+const RESUME = ".run-buttons .run-button:nth-child(3)";
+
+test("the interview runs in Simulate mode: the highlight moves, the tracker explains, the pause asks and resumes", async () => {
+  await page.click('.crew-card[data-crew="interview.yaml"]');
+  await page.locator(".crew-header h1").waitFor();
+  await page.waitForFunction(() => document.querySelectorAll(".react-flow__node-agent .agent-name").length === 2);
+  assert.match(await page.locator(".crew-status").first().innerText(), /Ready to run/);
+  await shot("03-interview-open");
+
+  // Simulate mode picks the script that comes with the crew (scripts/interview.yaml).
+  await page.click('.run-dock-toggle[aria-expanded="false"]');
+  const simulate = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent.startsWith("Simulate"))?.value);
+  assert.ok(simulate !== undefined, "the model list offers Simulate");
+  await page.selectOption(".run-select", simulate);
+  await page.waitForFunction(() => [...document.querySelectorAll(".run-script-name")].some((n) => n.textContent === "interview.yaml"));
+  await recordActive();
+  await page.fill(".run-input", "Interview me about colours");
+  await page.click(RUN);
+
+  // The host at work: its card glows while its reply is on the way.
+  await page.locator(".agent-card.run-active").waitFor({ timeout: 10000 });
+  assert.deepEqual(await texts(".agent-card.run-active .agent-name"), ["Host"]);
+  await pause(300); // the glow fades in (200 ms)
+  await shot("04-run-host-active");
+
+  // The host asks: the run pauses, the Wait node is active, the panel asks for an answer.
+  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Paused"), null, { timeout: 20000 });
+  assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
+  assert.match((await texts(".run-label"))[0], /The crew is waiting for you: Host/);
+  assert.equal(await page.locator(".wait-node.run-waiting, .wait-node.run-active").count(), 1, "the Wait node shows the crew waiting");
+  assert.equal(await page.evaluate(() => document.activeElement?.className), "run-input", "the answer box has the focus");
+  await shot("05-run-paused");
+
+  await page.fill(".run-input", "Blue");
+  await page.click(RESUME);
+  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Finished"), null, { timeout: 20000 });
+  assert.equal(await status(), "Finished: Writer said [DONE]");
+  const active = await page.evaluate(() => window.__active);
+  assert.deepEqual(active, ["Host", "Writer"], `the highlight moved ${active.join(" → ")}`);
+
+  const handoffs = await texts(".run-handoffs li");
+  assert.equal(handoffs.length, 1, `one handoff: ${handoffs}`);
+  assert.match(handoffs[0], /Host → Writer\s*· because the reply said \[SUMMARY\] \(exact\)/);
+  const transcript = (await texts(".run-transcript")).join("\n");
+  assert.match(transcript, /You answered Host\s*Blue/);
+  assert.match(transcript, /They like blue/);
+  // The arrow taken carries its count.
+  const counted = await page.evaluate(() => [...document.querySelectorAll(".edge-pill .run-count")].map((c) => c.closest(".edge-pill").textContent));
+  assert.ok(counted.some((pill) => pill.includes("[SUMMARY]")), `the [SUMMARY] arrow is counted: ${counted}`);
+  await shot("06-run-finished");
+
+  // The run is stored: the runs list shows it, finished.
+  const runs = await (await fetch(`${URL_}/runs`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+  assert.equal(runs[0].status, "terminated", "the writer's [DONE] ended it");
+  assert.equal(runs[0].handoffs, 1);
+});
+
+test("Stop ends a run cancelled, and pressing it twice does no harm", async () => {
+  await page.evaluate(() => window.__observer?.disconnect());
+  await page.fill(".run-input", "Another interview");
+  await page.click(RUN);
+  await page.locator(".agent-card.run-active").waitFor({ timeout: 15000 });
+  await page.click(STOP);
+  await page.evaluate((stop) => document.querySelector(stop).click(), STOP);
+  await page.waitForFunction(() => /^Cancelled|Stopped by you/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 15000 });
+  assert.equal(await page.locator(".run-error").count(), 0, "a second Stop is not an error");
+  await shot("07-run-cancelled");
+});
+
+test("a stored run is replayed on the graph from the runs list", async () => {
+  // Newest first: the cancelled run, then the finished interview.
+  await page.waitForFunction(() => document.querySelectorAll(".runs-list .sidebar-item").length >= 2);
+  await page.locator(".runs-list .sidebar-item").nth(1).click();
+  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Replay"), null, { timeout: 15000 });
+  await page.locator(".run-replay").waitFor();
+  await page.waitForFunction(() => /Finished: Writer said \[DONE\]/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 30000 });
+  await shot("08-run-replayed");
+});
+
+test("an edit saved with Ctrl+S lands in the crew's file on the server", async () => {
+  const file = `${CREWS}/interview.yaml`;
+  const before = await readFile(file, "utf8");
+  assert.ok(!before.includes("objective:"));
+  await page.locator('.react-flow__node[data-id="agent:host"]').click();
+  const goal = page.locator(".ins-panel").getByLabel("Goal", { exact: true });
+  await goal.fill("Learn one thing about you");
+  await goal.press("Tab"); // a field's edit counts once it is left
+  await page.locator(".dirty-dot").waitFor();
+  await shot("09-edited");
+  await page.keyboard.press("Control+s");
+  await page.locator(".dirty-dot").waitFor({ state: "detached" });
+  const saved = await readFile(file, "utf8");
+  assert.match(saved, /objective: Learn one thing about you/);
+  assert.match(saved, /name: Interview/);
+  assert.match(saved, /\[SUMMARY\]/, "the rest of the crew is kept");
+  assert.match((await texts(".banner"))[0] ?? "", /Saved to interview\.yaml/);
+  await shot("10-saved");
+});
+
+test("Export YAML hands the person a download and writes nothing on the server", async () => {
+  const before = await readdir(CREWS);
+  const asked = expectDialog("prompt", "interview-export.yaml");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export YAML" }).click()]);
+  assert.match(await asked, /Export the crew as one YAML file/);
+  assert.equal(download.suggestedFilename(), "interview-export.yaml");
+  const text = await readFile(await download.path(), "utf8");
+  assert.match(text, /name: Interview/);
+  assert.match(text, /objective: Learn one thing about you/);
+  assert.deepEqual(await readdir(CREWS), before, "nothing new in the crews folder");
+});
+
+test("leaving the page with unsaved edits asks first", async () => {
+  const goal = page.locator(".ins-panel").getByLabel("Goal", { exact: true });
+  await goal.fill("Learn two things about you");
+  await goal.press("Tab");
+  await page.locator(".dirty-dot").waitFor();
+  // Reloading would lose them: the browser asks, the person says stay.
+  const asked = expectDialog("beforeunload", false);
+  const left = await page.reload({ timeout: 5000 }).then(() => true, () => false);
+  await asked;
+  assert.equal(left, false, "the page stays when the person says so");
+  assert.equal(await page.locator(".dirty-dot").count(), 1, "the edits are still there");
+  assert.equal(await page.locator(".ins-panel").getByLabel("Goal", { exact: true }).inputValue(), "Learn two things about you");
+});
+
+test("the page said nothing went wrong", () => {
+  assert.deepEqual(complaints, []);
+  assert.deepEqual(dialogs, []);
+});

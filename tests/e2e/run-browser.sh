@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs the browser end-to-end test: `crewgraph serve` with a token on a free port,
+# over a copy of the example crews (plus the interview crew and its script), then
+# `node --test tests/e2e/browser.test.mjs`, which drives Chromium (playwright-core
+# from ui/node_modules) through the web UI the server hands out. Screenshots land in
+# target/e2e-browser/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out="$root/target/e2e-browser"
+cli="$root/target/debug/crewgraph"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+[ -x "$cli" ] || { echo "run-browser.sh: $cli is not built" >&2; exit 1; }
+[ -f "$root/ui/dist/index.html" ] || { echo "run-browser.sh: the web UI is not built (cd ui && npm run build)" >&2; exit 1; }
+[ -x "$chromium" ] || { echo "run-browser.sh: Chromium not found at $chromium" >&2; exit 1; }
+[ -d "$root/ui/node_modules/playwright-core" ] || { echo "run-browser.sh: playwright-core is not installed (cd ui && npm ci)" >&2; exit 1; }
+rm -rf "$out" && mkdir -p "$out"
+
+# The examples plus the interview crew and its Simulate script, in a folder of their
+# own, and a database of their own.
+work=$(mktemp -d)
+crews="$work/crews"
+mkdir -p "$crews"
+cp -r "$root/crews/." "$crews/"
+cp "$root/tests/e2e/fixtures/interview.yaml" "$crews/"
+cp "$root/tests/e2e/fixtures/interview-script.yaml" "$crews/scripts/interview.yaml"
+
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A free port: asked of the kernel, then handed to the server.
+port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+token=$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')
+CREWGRAPH_DB="$work/crewgraph.db" "$cli" serve --addr "127.0.0.1:$port" --crews "$crews" --db "$work/crewgraph.db" --ui "$root/ui/dist" --token "$token" \
+  >"$out/serve.log" 2>&1 &
+pid=$!
+# Up when GET /health answers (it needs no token); at most 10 s.
+node -e '
+  const [url, pid] = process.argv.slice(1);
+  const deadline = Date.now() + 10000;
+  const alive = () => { try { process.kill(Number(pid), 0); return true; } catch { return false; } };
+  (async () => {
+    while (Date.now() < deadline && alive()) {
+      if (await fetch(url).then((r) => r.ok, () => false)) process.exit(0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.exit(1);
+  })();' "http://127.0.0.1:$port/health" "$pid" || { echo "run-browser.sh: crewgraph serve did not start:" >&2; cat "$out/serve.log" >&2; exit 1; }
+
+E2E_URL="http://127.0.0.1:$port" E2E_TOKEN="$token" E2E_CREWS="$crews" E2E_OUT="$out" CHROMIUM="$chromium" \
+  node --test --test-concurrency=1 "$root/tests/e2e/browser.test.mjs"

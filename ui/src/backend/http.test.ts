@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import type { CrewSpec } from "../bindings/CrewSpec";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { RunEvent } from "../bindings/RunEvent";
+import { BackendError } from "./Backend";
+import { createHttpBackend } from "./http";
+import type { BrowserPage } from "./page";
+
+type Sent = { method: string; url: string; headers: Headers; body: unknown };
+type Route = (request: Sent) => Response | undefined;
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+const apiError = (status: number, code: string, message: string) => json({ code, message }, status);
+const started = (seq: number): RunEvent => ({ run_id: "run-1", seq, timestamp: "2025-01-01T00:00:00Z", type: "agent_started", agent: "host", step: seq });
+
+/** A page whose fetch answers from `routes` (first that answers wins; else 404) and
+ * whose prompts answer from `answers`, remembering everything. */
+function fakePage(routes: Route[], { token = null as string | null, answers = [] as Array<string | null> } = {}) {
+  const sent: Sent[] = [];
+  const prompts: string[] = [];
+  const saved: string[] = [];
+  const downloads: Array<[string, string]> = [];
+  const page: BrowserPage = {
+    async fetch(url, init) {
+      const request = { method: init.method ?? "GET", url, headers: new Headers(init.headers), body: init.body ? JSON.parse(String(init.body)) : undefined };
+      sent.push(request);
+      for (const route of routes) {
+        const response = route(request);
+        if (response) return response;
+      }
+      return apiError(404, "not_found", `there is nothing at ${url}`);
+    },
+    prompt(message) {
+      prompts.push(message);
+      return answers.shift() ?? null;
+    },
+    confirm: () => true,
+    download: (name, text) => void downloads.push([name, text]),
+    onLeave: () => () => {},
+    loadToken: () => token,
+    saveToken: (t) => void saved.push(t),
+  };
+  return { page, sent, prompts, saved, downloads };
+}
+
+/** A route for `method url`. */
+const on =
+  (method: string, url: string, answer: (request: Sent) => Response | undefined): Route =>
+  (request) =>
+    request.method === method && request.url === url ? answer(request) : undefined;
+
+/** Answers only requests carrying the token, as `crewgraph serve --token` does. */
+const guarded =
+  (token: string, route: Route): Route =>
+  (request) =>
+    request.headers.get("Authorization") === `Bearer ${token}` ? route(request) : apiError(401, "unauthorized", "this server wants its token");
+
+const eventStream = (...events: RunEvent[]) =>
+  new Response(events.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`).join(""), { headers: { "Content-Type": "text/event-stream" } });
+
+/** Resolves once a batch with `end` arrived. */
+function collect() {
+  const batches: RunBatch[] = [];
+  let ended!: () => void;
+  const end = new Promise<void>((resolve) => (ended = resolve));
+  return {
+    batches,
+    end,
+    onBatch: (batch: RunBatch) => {
+      batches.push(batch);
+      if (batch.end) ended();
+    },
+  };
+}
+
+describe("the browser transport", () => {
+  it("names a crew by one URL segment: its path in the crews folder, percent-encoded", async () => {
+    // A nested crew's slashes must not become URL segments.
+    const { page, sent } = fakePage([() => json({ path: "team/support.yaml" })]);
+    const backend = createHttpBackend(page);
+    await backend.openCrew("team/support.yaml");
+    await backend.editCrew("exam.yaml");
+    await backend.crewScripts("go-quiz");
+    expect(sent.map((r) => `${r.method} ${r.url}`)).toEqual(["GET crews/team%2Fsupport.yaml", "GET crews/exam.yaml/edit", "GET crews/go-quiz/scripts"]);
+  });
+
+  it("turns the server's {code, message} into a BackendError the UI can branch on", async () => {
+    const { page } = fakePage([on("POST", "editor/save", () => apiError(409, "conflict", "exam.yaml changed on disk"))]);
+    const save = createHttpBackend(page).saveCrew({ path: "exam.yaml", layout: "file", spec: {} as CrewSpec, positions: {}, overwrite: false });
+    await expect(save).rejects.toBeInstanceOf(BackendError);
+    await expect(save).rejects.toMatchObject({ code: "conflict", message: "exam.yaml changed on disk" });
+  });
+
+  it("says plainly when the page is not served by crewgraph serve", async () => {
+    const { page } = fakePage([() => new Response("<!doctype html>", { status: 200 })]);
+    await expect(createHttpBackend(page).listCrews()).rejects.toMatchObject({ code: "unavailable", message: /crewgraph serve/ });
+  });
+
+  it("sends the page's token, and reads 204 and JSON answers", async () => {
+    const { page, sent } = fakePage(
+      [guarded("T", on("DELETE", "models/fast", () => new Response(null, { status: 204 }))), guarded("T", on("GET", "editor/recent", () => json([])))],
+      { token: "T" },
+    );
+    const backend = createHttpBackend(page);
+    await expect(backend.removeModel("fast")).resolves.toBeUndefined();
+    await expect(backend.recentCrews()).resolves.toEqual([]);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("never sends an API key over the web", async () => {
+    const { page, sent } = fakePage([]);
+    const backend = createHttpBackend(page);
+    await expect(backend.setApiKey("openai", "sk-1")).rejects.toMatchObject({ code: "unavailable", message: /crewgraph keys set/ });
+    await expect(backend.removeApiKey("openai")).rejects.toMatchObject({ code: "unavailable" });
+    expect(sent).toHaveLength(0);
+  });
+
+  it("asks for the token once on a 401, keeps it and tries again — one question for requests refused together", async () => {
+    const { page, prompts, saved, sent } = fakePage([guarded("s3cret", () => json([]))], { answers: [" s3cret "] });
+    const backend = createHttpBackend(page);
+    await Promise.all([backend.listCrews(), backend.listRuns(), backend.recentCrews()]);
+    expect(prompts).toHaveLength(1);
+    expect(saved).toEqual(["s3cret"]);
+    await backend.listCrews();
+    expect(sent.filter((r) => r.headers.get("Authorization") === "Bearer s3cret")).toHaveLength(4);
+  });
+
+  it("fails with the server's 401 when the person does not give the token, and does not ask again", async () => {
+    const { page, prompts } = fakePage([guarded("s3cret", () => json([]))], { answers: [null] });
+    const backend = createHttpBackend(page);
+    await expect(backend.listCrews()).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(backend.listRuns()).rejects.toMatchObject({ code: "unauthorized" });
+    expect(prompts).toHaveLength(1);
+  });
+
+  it("starts a run with the script named in the crews folder, then watches it from its first event", async () => {
+    const { page, sent } = fakePage([
+      on("POST", "runs", () => json({ run_id: "run-1", events: "/runs/run-1/events" }, 202)),
+      on("GET", "runs/run-1/events", () => eventStream(started(0), started(1))),
+    ]);
+    const { batches, end, onBatch } = collect();
+    const id = await createHttpBackend(page).startRun({ crew: "interview.yaml", input: "Hi", script_path: "scripts/interview.yaml" }, onBatch);
+    await end;
+    expect(id).toBe("run-1");
+    expect(sent[0].body).toEqual({ crew: "interview.yaml", input: "Hi", script_file: "scripts/interview.yaml" });
+    expect(sent[1].headers.get("Accept")).toBe("text/event-stream");
+    expect(batches.flatMap((b) => b.events.map((e) => e.seq))).toEqual([0, 1]);
+    expect(batches.at(-1)?.end).toBe("finished");
+  });
+
+  it("resumes with the answer, then watches from after the event the window has", async () => {
+    const { page, sent } = fakePage([
+      on("POST", "runs/run-1/resume", () => json({ run_id: "run-1", events: "/runs/run-1/events" }, 202)),
+      on("GET", "runs/run-1/events?after=6", () => eventStream(started(7))),
+    ]);
+    const { batches, end, onBatch } = collect();
+    await createHttpBackend(page).resumeRun("run-1", { input: "Blue", script_path: "scripts/interview.yaml" }, 6, onBatch);
+    await end;
+    expect(sent[0].body).toEqual({ input: "Blue", script_file: "scripts/interview.yaml" });
+    expect(batches.flatMap((b) => b.events.map((e) => e.seq))).toEqual([7]);
+  });
+
+  it("does not watch when the resume is refused (another client resumed first)", async () => {
+    const { page, sent } = fakePage([on("POST", "runs/run-1/resume", () => apiError(409, "conflict", "run-1 is going on already"))]);
+    await expect(createHttpBackend(page).resumeRun("run-1", { input: "Blue" }, 6, () => {})).rejects.toMatchObject({ code: "conflict" });
+    expect(sent).toHaveLength(1);
+  });
+
+  it("reads a run's stored events as one JSON list, and its crew from the run", async () => {
+    const { page, sent } = fakePage([
+      on("GET", "runs/run-1/events", (r) => (r.headers.get("Accept") === "application/json" ? json([started(0)]) : undefined)),
+      on("GET", "runs/run-1", () => json({ run: {}, live: false, crew: "interview.yaml" })),
+    ]);
+    const backend = createHttpBackend(page);
+    expect(await backend.runEvents("run-1")).toEqual([started(0)]);
+    expect(await backend.runCrew("run-1")).toBe("interview.yaml");
+    expect(sent).toHaveLength(2);
+  });
+
+  it("exports by handing the person the YAML as a download, writing nothing on the server", async () => {
+    const { page, sent, downloads } = fakePage([on("POST", "editor/yaml", () => json("name: Exam\n"))]);
+    await createHttpBackend(page).exportCrew("exports/exam-copy.yaml", { name: "Exam" } as CrewSpec);
+    expect(downloads).toEqual([["exam-copy.yaml", "name: Exam\n"]]);
+    expect(sent.map((r) => r.url)).toEqual(["editor/yaml"]);
+  });
+});

@@ -1,0 +1,228 @@
+// The browser transport: the Backend over `crewgraph serve`'s HTTP API (docs/serve.md),
+// for the UI the server hands out at `/`. Crews are named relative to the server's
+// crews folder (`exam.yaml`, `go-quiz`) — every path this side passes around is such
+// a name, one URL segment when percent-encoded. Errors come as `{code, message}` and
+// become BackendErrors. A run's events come as server-sent events (watch.ts), read
+// with fetch() because EventSource cannot send the token.
+//
+// The token (`crewgraph serve --token T`): from the page's `#token=T`, else the tab's
+// session storage; a 401 asks the person for it once and tries again.
+//
+//   const backend = createHttpBackend(browserPage());
+//   await backend.listCrews(); // GET /crews
+import type { CrewDocument } from "../bindings/CrewDocument";
+import type { CrewSummary } from "../bindings/CrewSummary";
+import type { EditableCrew } from "../bindings/EditableCrew";
+import type { ModelView } from "../bindings/ModelView";
+import type { RecentCrew } from "../bindings/RecentCrew";
+import type { RunAccepted } from "../bindings/RunAccepted";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { RunDetail } from "../bindings/RunDetail";
+import type { RunEvent } from "../bindings/RunEvent";
+import type { RunRequest } from "../bindings/RunRequest";
+import type { RunSummary } from "../bindings/RunSummary";
+import type { SavedCrew } from "../bindings/SavedCrew";
+import { type Backend, BackendError, toBackendError } from "./Backend";
+import type { BrowserPage } from "./page";
+import { watchEvents } from "./watch";
+
+/** Where the crews come from, as the start view says it. */
+const CREWS_FOLDER = "the server's crews folder";
+
+const crewUrl = (name: string) => `crews/${encodeURIComponent(name)}`;
+const runUrl = (id: string) => `runs/${encodeURIComponent(id)}`;
+const modelUrl = (name: string) => `models/${encodeURIComponent(name)}`;
+const fileName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
+
+/** What the browser says about API keys: the server keeps its own. */
+const keysOnTheServer = (): Promise<never> =>
+  Promise.reject(
+    new BackendError(
+      "unavailable",
+      "API keys are not sent over the web: set them on the server's machine with 'crewgraph keys set NAME', or in its environment.",
+    ),
+  );
+
+/** A run's options as the server takes them: the script by its name in the crews folder. */
+function runOptions(request: Pick<RunRequest, "script_path" | "model">) {
+  return {
+    ...(request.script_path ? { script_file: request.script_path } : {}),
+    ...(request.model ? { model: request.model } : {}),
+  };
+}
+
+/** The Backend over the server that serves this page. `base` is the API's address
+ * (the page's folder by default, so a server behind a path prefix works too). */
+export function createHttpBackend(page: BrowserPage, base = ""): Backend {
+  const server = new Server(page, base);
+  const call = server.call.bind(server);
+
+  /** Watches a run's events, after `after`, into `onBatch`. */
+  const watch = (runId: string, after: number | null, onBatch: (batch: RunBatch) => void) =>
+    watchEvents((from) => server.events(runId, from), after, onBatch);
+
+  return {
+    listCrews: () => call<CrewSummary[]>("GET", "crews"),
+    openCrew: (path) => call<CrewDocument>("GET", crewUrl(path)),
+    crewsFolder: async () => CREWS_FOLDER,
+    async pickCrew(kind) {
+      const crews = await call<CrewSummary[]>("GET", "crews").catch(() => []);
+      const names = crews.filter((c) => kind === "file" || c.layout === "directory").map((c) => c.path);
+      const what = kind === "folder" ? "crew folder" : "crew";
+      const list = names.length > 0 ? `\n\nIn ${CREWS_FOLDER}: ${names.join(", ")}` : "";
+      const picked = page.prompt(`Which ${what}? Its name in ${CREWS_FOLDER}.${list}`, names[0] ?? "");
+      return picked?.trim() || null;
+    },
+    async pickSavePath(suggested, title) {
+      return page.prompt(title, suggested)?.trim() || null;
+    },
+    guardClose: (isDirty) => page.onLeave(() => !isDirty()),
+    confirm: async (message, title, ok, cancel) => page.confirm(`${title}\n\n${message}\n\nOK: ${ok}. Cancel: ${cancel}.`),
+    editCrew: (path) => call<EditableCrew>("GET", `${crewUrl(path)}/edit`),
+    checkCrew: (check) => call<CrewDocument>("POST", "editor/check", check),
+    saveCrew: (save) => call<SavedCrew>("POST", "editor/save", save),
+    crewYaml: (spec) => call<string>("POST", "editor/yaml", { spec }),
+    async exportCrew(path, spec) {
+      // The browser keeps the file: a download named after the target, nothing written on the server.
+      page.download(fileName(path), await call<string>("POST", "editor/yaml", { spec }));
+    },
+    crewDisk: (path) => call<string>("GET", `${crewUrl(path)}/disk`),
+    recentCrews: () => call<RecentCrew[]>("GET", "editor/recent"),
+    checkSignalName: (name) => call<string | null>("POST", "editor/signal-name", { name }),
+    listModels: (check = false) => call<ModelView[]>("GET", `models?check=${check}`),
+    putModel: (name, request) => call<void>("PUT", modelUrl(name), request),
+    removeModel: (name) => call<void>("DELETE", modelUrl(name)),
+    setDefaultModel: (name) => call<void>("POST", `${modelUrl(name)}/default`),
+    // Keys never travel over HTTP: they are kept on the server's machine.
+    setApiKey: keysOnTheServer,
+    removeApiKey: keysOnTheServer,
+    agentInstructions: (spec, agent) => call<string | null>("POST", "editor/instructions", { spec, agent }),
+
+    async startRun(request, onBatch) {
+      const body = { crew: request.crew, input: request.input, ...runOptions(request) };
+      const { run_id } = await call<RunAccepted>("POST", "runs", body);
+      await watch(run_id, null, onBatch);
+      return run_id;
+    },
+    async watchRun(runId, after, onBatch) {
+      await watch(runId, after, onBatch);
+    },
+    async resumeRun(runId, request, after, onBatch) {
+      const body = { ...(request.input !== undefined ? { input: request.input } : {}), ...runOptions(request) };
+      await call<RunAccepted>("POST", `${runUrl(runId)}/resume`, body);
+      await watch(runId, after, onBatch);
+    },
+    cancelRun: async (runId) => {
+      await call<RunAccepted>("POST", `${runUrl(runId)}/cancel`);
+    },
+    listRuns: () => call<RunSummary[]>("GET", "runs"),
+    runCrew: async (runId) => (await call<RunDetail>("GET", runUrl(runId))).crew,
+    runEvents: (runId) => call<RunEvent[]>("GET", `${runUrl(runId)}/events`, undefined, { Accept: "application/json" }),
+    crewScripts: (path) => call<string[]>("GET", `${crewUrl(path)}/scripts`),
+    async pickScript() {
+      return page.prompt(`Which script has the agents' replies? Its name in ${CREWS_FOLDER}, for example scripts/exam.yaml.`, "scripts/")?.trim() || null;
+    },
+  };
+}
+
+/** The server behind the page: requests with the token, answers read as JSON. */
+class Server {
+  private token: string | null | undefined = undefined;
+  /** The person was asked for the token and said nothing: do not ask again. */
+  private refused = false;
+  private asking: Promise<string | null> | null = null;
+
+  constructor(
+    private readonly page: BrowserPage,
+    private readonly base: string,
+  ) {}
+
+  /** A JSON request; its JSON answer (undefined for an empty one). */
+  async call<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const response = await this.send(url, {
+      method,
+      headers: body === undefined ? headers : { ...headers, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw await failure(response);
+    const text = await response.text();
+    if (text === "") return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw notTheServer();
+    }
+  }
+
+  /** A run's event stream after `after` (null: all of it). */
+  async events(runId: string, after: number | null): Promise<Response> {
+    const query = after === null ? "" : `?after=${after}`;
+    const response = await this.send(`${runUrl(runId)}/events${query}`, { method: "GET", headers: { Accept: "text/event-stream" } });
+    if (!response.ok) throw await failure(response);
+    return response;
+  }
+
+  /** Sends a request with the token; a 401 asks for the token once and tries again. */
+  private async send(url: string, init: RequestInit): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const token = this.currentToken();
+      const headers = new Headers(init.headers);
+      if (token) headers.set("Authorization", `Bearer ${token}`);
+      let response: Response;
+      try {
+        response = await this.page.fetch(this.base + url, { ...init, headers });
+      } catch (error) {
+        throw new BackendError("unavailable", `The Crewgraph server does not answer (${toBackendError(error).message}). Is crewgraph serve still running?`);
+      }
+      if (response.status !== 401 || attempt > 0) return response;
+      if ((await this.askToken(token)) === null) return response;
+    }
+  }
+
+  private currentToken(): string | null {
+    if (this.token === undefined) this.token = this.page.loadToken();
+    return this.token;
+  }
+
+  /** A token to try instead of `rejected`: one another request got meanwhile, or the
+   * person's answer (one question for all the requests refused at once). */
+  private askToken(rejected: string | null): Promise<string | null> {
+    if (this.token !== rejected) return Promise.resolve(this.token ?? null);
+    if (this.asking) return this.asking;
+    if (this.refused) return Promise.resolve(null);
+    this.asking = Promise.resolve().then(() => {
+      const answer = this.page.prompt(
+        rejected
+          ? "The Crewgraph server did not take that token. Its token (what crewgraph serve was given with --token):"
+          : "This Crewgraph server wants its token (what crewgraph serve was given with --token):",
+      );
+      const token = answer?.trim() || null;
+      if (token) {
+        this.token = token;
+        this.page.saveToken(token);
+      } else {
+        this.refused = true;
+      }
+      this.asking = null;
+      return token;
+    });
+    return this.asking;
+  }
+}
+
+/** A failed answer as a BackendError: the server's `{code, message}`, else its status. */
+async function failure(response: Response): Promise<BackendError> {
+  const text = await response.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (body && typeof body === "object" && "message" in body) return toBackendError(body);
+  } catch {
+    // Not the server's JSON: said below.
+  }
+  if (response.status === 404 && !text.trimStart().startsWith("{")) return notTheServer();
+  return new BackendError("unknown", `The server answered ${response.status} ${response.statusText}`.trim());
+}
+
+/** What an answer that is not the API's means: the page is not served by crewgraph serve. */
+const notTheServer = () =>
+  new BackendError("unavailable", "This page needs Crewgraph behind it: open it from crewgraph serve, or in the Crewgraph window.");

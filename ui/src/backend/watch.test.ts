@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { RunEvent } from "../bindings/RunEvent";
+import { BackendError } from "./Backend";
+import { watchEvents } from "./watch";
+
+const event = (seq: number): RunEvent => ({ run_id: "run-1", seq, timestamp: "2025-01-01T00:00:00Z", type: "token", agent: "host", text: `t${seq}` });
+const sse = (...seqs: number[]) => seqs.map((seq) => `id: ${seq}\ndata: ${JSON.stringify(event(seq))}\n\n`).join("");
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An event stream the test writes to as the server would. */
+function serverStream() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  return {
+    response: new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } }),
+    send: (text: string) => controller.enqueue(new TextEncoder().encode(text)),
+    close: () => controller.close(),
+    break: () => controller.error(new TypeError("network error")),
+  };
+}
+
+/** A stream that says `text` and ends. */
+const answer = (text: string) => {
+  const stream = serverStream();
+  stream.send(text);
+  stream.close();
+  return stream.response;
+};
+
+/** An `open` answering each call with the next of `responses`, remembering the `after` asked. */
+function opener(...responses: Array<Response | Error>) {
+  const asked: Array<number | null> = [];
+  const open = async (after: number | null) => {
+    asked.push(after);
+    const next = responses.shift();
+    if (!next) throw new BackendError("not_found", "no more answers");
+    if (next instanceof Error) throw next;
+    return next;
+  };
+  return { open, asked };
+}
+
+/** Watches with a short batch window, gathering the batches. */
+async function watch(open: (after: number | null) => Promise<Response>, after: number | null = null) {
+  const batches: RunBatch[] = [];
+  const { done } = await watchEvents(open, after, (b) => batches.push(b), 5);
+  await done;
+  return batches;
+}
+
+const seqs = (batches: RunBatch[]) => batches.flatMap((b) => b.events.map((e) => e.seq));
+const ends = (batches: RunBatch[]) => batches.map((b) => b.end);
+
+describe("watchEvents", () => {
+  it("hands on every event in order, and the last batch says the leg finished", async () => {
+    const { open, asked } = opener(answer(`: keep-alive\n\n${sse(0, 1, 2, 3)}`));
+    const batches = await watch(open);
+    expect(asked).toEqual([null]);
+    expect(seqs(batches)).toEqual([0, 1, 2, 3]);
+    expect(ends(batches).at(-1)).toBe("finished");
+    expect(ends(batches).slice(0, -1).every((end) => end === null)).toBe(true);
+    expect(batches.at(-1)?.lost_from).toBeNull();
+  });
+
+  it("gathers what arrives together into one batch and what comes later into the next", async () => {
+    const stream = serverStream();
+    const batches: RunBatch[] = [];
+    const { done } = await watchEvents(async () => stream.response, null, (b) => batches.push(b), 20);
+    stream.send(sse(0, 1, 2));
+    await pause(60);
+    stream.send(sse(3));
+    await pause(60);
+    stream.close();
+    await done;
+    expect(batches.map((b) => b.events.map((e) => e.seq))).toEqual([[0, 1, 2], [3], []]);
+    expect(ends(batches)).toEqual([null, null, "finished"]);
+  });
+
+  it("starts after the event it is given, and 204 (nothing after it) ends at once", async () => {
+    const { open, asked } = opener(new Response(null, { status: 204 }));
+    const batches = await watch(open, 41);
+    expect(asked).toEqual([41]);
+    expect(batches).toEqual([{ events: [], end: "finished", lost_from: null }]);
+  });
+
+  it("comes back after a lag from the last event it has, and the window never sees the lag", async () => {
+    // The server drops a client that reads too slowly; it must catch up by itself.
+    const { open, asked } = opener(answer(`${sse(0, 1, 2)}event: lagged\ndata: {"message":"reconnect"}\n\n`), answer(sse(3, 4)));
+    const batches = await watch(open);
+    expect(asked).toEqual([null, 2]);
+    expect(seqs(batches)).toEqual([0, 1, 2, 3, 4]);
+    expect(ends(batches).filter(Boolean)).toEqual(["finished"]);
+  });
+
+  it("ends lagged when coming back after a lag fails", async () => {
+    const { open, asked } = opener(answer(`${sse(0)}event: lagged\ndata: {}\n\n`), new BackendError("unavailable", "gone"));
+    const batches = await watch(open);
+    expect(asked).toEqual([null, 0]);
+    expect(seqs(batches)).toEqual([0]);
+    expect(ends(batches).at(-1)).toBe("lagged");
+  });
+
+  it("ends interrupted, with lost_from, when the server stops", async () => {
+    const text = `${sse(0, 1, 2)}event: interrupted\nid: 1\ndata: {"message":"stopping","lost_from":2}\n\n`;
+    const { open } = opener(answer(text));
+    const batches = await watch(open);
+    expect(seqs(batches)).toEqual([0, 1, 2]);
+    expect(batches.at(-1)).toMatchObject({ end: "interrupted", lost_from: 2n });
+  });
+
+  it("comes back after a broken connection from the last event it has", async () => {
+    const first = serverStream();
+    first.send(sse(0, 1));
+    const { open, asked } = opener(first.response, answer(sse(2)));
+    const batches: RunBatch[] = [];
+    const { done } = await watchEvents(open, null, (b) => batches.push(b), 5);
+    await pause(20);
+    first.break();
+    await done;
+    expect(asked).toEqual([null, 1]);
+    expect(seqs(batches)).toEqual([0, 1, 2]);
+    expect(ends(batches).filter(Boolean)).toEqual(["finished"]);
+  });
+
+  it("ends interrupted when the connection broke and the server is gone", async () => {
+    const first = serverStream();
+    first.send(sse(0));
+    const { open, asked } = opener(first.response, new BackendError("unavailable", "gone"));
+    const batches: RunBatch[] = [];
+    const { done } = await watchEvents(open, null, (b) => batches.push(b), 5);
+    await pause(20);
+    first.break();
+    await done;
+    expect(asked).toEqual([null, 0]);
+    expect(seqs(batches)).toEqual([0]);
+    expect(batches.at(-1)).toMatchObject({ end: "interrupted", lost_from: null });
+  });
+
+  it("hands on an event it already has only once", async () => {
+    const { open } = opener(answer(sse(5, 6, 6, 7)));
+    expect(seqs(await watch(open, 5))).toEqual([6, 7]);
+  });
+
+  it("rejects when the stream cannot be opened (no such run), sending no batch", async () => {
+    const batches: RunBatch[] = [];
+    const { open } = opener(new BackendError("not_found", "no run 'x'"));
+    await expect(watchEvents(open, null, (b) => batches.push(b))).rejects.toMatchObject({ code: "not_found" });
+    expect(batches).toEqual([]);
+  });
+});
