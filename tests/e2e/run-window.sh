@@ -20,8 +20,19 @@ cp "$root/tests/e2e/fixtures/broken-crew.yaml" "$crews/"
 printf 'version: "1.0"\nname: Lab\nagents: []\n' >"$crews/lab.yaml"
 cp "$root/tests/e2e/fixtures/interview.yaml" "$crews/"
 cp "$root/tests/e2e/fixtures/interview-script.yaml" "$crews/scripts/interview.yaml"
+# The speed figures' crew and its script (about 1,000 events a second).
+cp "$root/tests/e2e/fixtures/speed.yaml" "$crews/"
+node "$root/tests/e2e/generate-speed-script.mjs" 600 2 >"$crews/scripts/speed.yaml"
 big=$(mktemp -d)
 node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
+
+# The test files to run: those named on the command line, else all of them.
+tests=("$@")
+if ((${#tests[@]} == 0)); then
+  tests=(window editor runs speed)
+fi
+tests=("${tests[@]/#/$root/tests/e2e/}")
+tests=("${tests[@]/%/.test.mjs}")
 
 pids=()
 cleanup() {
@@ -41,4 +52,4 @@ pids+=($!)
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
 CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
-  node --test --test-concurrency=1 "$root/tests/e2e/window.test.mjs" "$root/tests/e2e/editor.test.mjs" "$root/tests/e2e/runs.test.mjs"
+  node --test --test-concurrency=1 "${tests[@]}"

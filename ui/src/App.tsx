@@ -13,7 +13,8 @@ import { StartView } from "./components/StartView";
 import type { RunSummary } from "./bindings/RunSummary";
 import { openRun } from "./components/run/runActions";
 import { editorStore, useEditor } from "./editor/store";
-import { useRun } from "./run/store";
+import { paintDelays } from "./run/paintDelays";
+import { runStore, useRun } from "./run/store";
 
 // Every edit is checked by the engine (never by a second validator here).
 editorStore.getState().setChecker((spec) => backend.checkCrew({ path: editorStore.getState().path ?? undefined, spec }));
@@ -43,7 +44,11 @@ export function App() {
   // Automation (end-to-end tests, scripts driving the window): open a crew by path,
   // dropping unsaved edits without asking.
   useEffect(() => {
-    (window as unknown as { crewgraph: unknown }).crewgraph = { openCrew: (path: string) => files.openPath(path, true) };
+    (window as unknown as { crewgraph: unknown }).crewgraph = {
+      openCrew: (path: string) => files.openPath(path, true),
+      paintDelays,
+      runEvents: () => runStore.getState().events.length,
+    };
   }, [files.openPath]);
 
   useEffect(() => {

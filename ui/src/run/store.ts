@@ -11,6 +11,7 @@ import { createStore } from "zustand/vanilla";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { WatchEnd } from "../bindings/WatchEnd";
+import { paintDelays } from "./paintDelays";
 import { applyRunEvents, emptyRun, replayFrames, type RunView } from "./reducer";
 
 export type ReplaySpeed = 1 | 4;
@@ -77,6 +78,7 @@ export function createRunStore() {
     },
 
     apply(batch) {
+      const arrived = Date.now();
       const state = get();
       if (state.replay) return; // a live watch's late batch: the replay is what is shown
       const before = state.view ?? emptyRun();
@@ -91,6 +93,7 @@ export function createRunStore() {
       const ended = batch.end ?? state.ended;
       if (view === state.view && events === state.events && ended === state.ended) return;
       set({ view, events, ended });
+      paintDelays.folded(batch.events, arrived);
     },
 
     end(why) {

@@ -69,6 +69,16 @@ const status = () => screen.getByRole("status").textContent;
 /** The dock starts folded while no run is shown: open it as the person would. */
 const unfold = () => fireEvent.click(screen.getByRole("button", { name: "Show the run panel" }));
 
+/** Batches wait for the next frame (or 100 ms without one) before they are shown. */
+const shown = () => new Promise((resolve) => setTimeout(resolve, 120));
+
+/** Hands the watch a batch, as the backend would, and waits until it is shown. */
+const deliver = (one: RunBatch) =>
+  act(async () => {
+    fake.onBatch!(one);
+    await shown();
+  });
+
 async function startWith(script: RunBatch[]) {
   fake.script = script;
   render(<RunDock crewPath={PATH} crewValid />);
@@ -76,6 +86,7 @@ async function startWith(script: RunBatch[]) {
   fireEvent.change(input(), { target: { value: "Begin." } });
   await act(async () => {
     fireEvent.click(button("Run"));
+    await shown();
   });
 }
 
@@ -149,10 +160,12 @@ describe("running a crew", () => {
     expect(screen.getByText("exam.yaml")).toBeTruthy();
     await act(async () => {
       fireEvent.click(button("Run"));
+      await shown();
     });
     fireEvent.change(model, { target: { value: "fast" } });
     await act(async () => {
       fireEvent.click(button("Run"));
+      await shown();
     });
     expect(fake.started).toEqual([
       { crew: PATH, input: "Begin.", script_path: "/home/ana/scripts/exam.yaml" },
@@ -192,7 +205,7 @@ describe("Stop", () => {
       fireEvent.click(button("Stopping…"));
     });
     expect(fake.cancelled).toEqual(["run-1"]);
-    act(() => fake.onBatch!(batch(events([{ type: "run_finished", status: "cancelled", final_agent: "teacher", handoffs: 0, steps: 1 }], "run-1", 3), "finished")));
+    await deliver(batch(events([{ type: "run_finished", status: "cancelled", final_agent: "teacher", handoffs: 0, steps: 1 }], "run-1", 3), "finished"));
     expect(status()).toBe("Cancelled");
     expect(button("Stop").disabled).toBe(true);
     expect(screen.getByText("Stopped before the reply was finished.")).toBeTruthy();
@@ -203,7 +216,7 @@ describe("Resume", () => {
   it("is only for a paused run, and sends the person's answer", async () => {
     await startWith([batch(pausedRun().slice(0, 3))]);
     expect(button("Resume").disabled).toBe(true);
-    act(() => fake.onBatch!(batch(pausedRun().slice(3), "finished")));
+    await deliver(batch(pausedRun().slice(3), "finished"));
     expect(screen.getByLabelText("The crew is waiting for you: Teacher")).toBe(input());
     expect(document.activeElement).toBe(input());
     expect(status()).toBe("Paused: the crew is waiting for you (Teacher said [WAIT])");
@@ -215,7 +228,7 @@ describe("Resume", () => {
       fireEvent.click(button("Resume"));
     });
     expect(fake.resumed).toEqual([["run-1", { input: "Fractions, please." }, 6]]);
-    act(() => fake.onBatch!(batch(resumedLeg(), "finished")));
+    await deliver(batch(resumedLeg(), "finished"));
     expect(screen.getByRole("log").textContent).toContain("You answered TeacherFractions, please.");
     expect(screen.getByRole("log").textContent).toContain("Fractions it is. Goodbye! [END_EXAM]");
     expect(status()).toBe("Finished: Teacher said [END_EXAM]");

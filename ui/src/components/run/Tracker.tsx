@@ -1,11 +1,13 @@
 // The delegation tracker (UX.md, the bottom region's right): one line per handoff,
 // "Teacher → Student · because the reply said [QUESTION] (exact)", with its time.
 // A line clicked selects the arrow it took on the graph and brings the turn whose
-// reply led to it into view in the transcript.
+// reply led to it into view in the transcript. A long run shows its newest
+// SHOWN_LINES lines, the earlier ones behind a button.
+import { memo, useState } from "react";
 import { editorStore } from "../../editor/store";
 import type { Handoff } from "../../run/reducer";
 import { runStore, useRun } from "../../run/store";
-import { handoffReason, targetNames, timeOf } from "../../run/words";
+import { handoffReason, type Namer, targetNames, timeOf } from "../../run/words";
 import { edgeForHandoff } from "./runClasses";
 import { useNames } from "./useNames";
 
@@ -17,10 +19,18 @@ export function showHandoff(handoff: Handoff): void {
   runStore.getState().highlightTurn(handoff.turn);
 }
 
+/** Lines drawn at first: a long run keeps its newest ones on screen, the rest a
+ * click away, so each batch of events redraws a bounded list. */
+export const SHOWN_LINES = 100;
+
 export function Tracker() {
   const handoffs = useRun((s) => s.view?.handoffs);
+  const runId = useRun((s) => s.view?.runId);
   const highlight = useRun((s) => s.highlight);
   const names = useNames();
+  const [all, setAll] = useState<string | null>(null);
+  const showAll = all !== null && all === runId;
+  const hidden = handoffs && !showAll ? Math.max(0, handoffs.length - SHOWN_LINES) : 0;
   return (
     <section className="run-tracker" aria-label="Handoffs">
       <h3 className="run-heading">Handoffs</h3>
@@ -28,26 +38,45 @@ export function Tracker() {
         <p className="run-empty">Each time an agent hands the work on, a line appears here saying why.</p>
       ) : (
         <ol className="run-handoffs">
-          {handoffs.map((handoff) => (
-            <li key={handoff.seq}>
-              <button
-                type="button"
-                className={`run-handoff${handoff.turn !== null && handoff.turn === highlight ? " highlighted" : ""}`}
-                onClick={() => showHandoff(handoff)}
-                title={`Show this handoff on the graph (the engine said: ${handoff.reason})`}
-              >
-                <span className="run-handoff-who">
-                  {names(handoff.from)} → {targetNames(handoff.to, names)}
-                </span>
-                <span className="run-handoff-why"> · {handoffReason(handoff)}</span>
-                <time className="run-handoff-time" dateTime={handoff.timestamp}>
-                  {timeOf(handoff.timestamp)}
-                </time>
+          {hidden > 0 && (
+            <li>
+              <button type="button" className="run-more" onClick={() => setAll(runId ?? "")}>
+                Show the {hidden} earlier handoffs
               </button>
             </li>
+          )}
+          {handoffs.slice(hidden).map((handoff) => (
+            <HandoffLine
+              key={handoff.seq}
+              handoff={handoff}
+              names={names}
+              highlighted={handoff.turn !== null && handoff.turn === highlight}
+            />
           ))}
         </ol>
       )}
     </section>
   );
 }
+
+/** One handoff; a line that did not change is not drawn again. */
+const HandoffLine = memo(function HandoffLine({ handoff, names, highlighted }: { handoff: Handoff; names: Namer; highlighted: boolean }) {
+  return (
+    <li>
+      <button
+        type="button"
+        className={`run-handoff${highlighted ? " highlighted" : ""}`}
+        onClick={() => showHandoff(handoff)}
+        title={`Show this handoff on the graph (the engine said: ${handoff.reason})`}
+      >
+        <span className="run-handoff-who">
+          {names(handoff.from)} → {targetNames(handoff.to, names)}
+        </span>
+        <span className="run-handoff-why"> · {handoffReason(handoff)}</span>
+        <time className="run-handoff-time" dateTime={handoff.timestamp}>
+          {timeOf(handoff.timestamp)}
+        </time>
+      </button>
+    </li>
+  );
+});

@@ -2,12 +2,14 @@
 // then each agent's turn under its name and avatar colour — its reply as it
 // streams, its tool calls folded away, a pill for the signal it matched — the
 // person's answers, and warnings. Follows the newest words unless the person
-// scrolled up to read; a tracker line clicked brings its turn into view.
-import { memo, useEffect, useLayoutEffect, useRef } from "react";
+// scrolled up to read; a tracker line clicked brings its turn into view. A long
+// run shows its newest SHOWN_LINES entries, the earlier ones behind a button.
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { avatarColor, avatarLetter, behaviorWords } from "../../graph/style";
 import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
 import { useRun } from "../../run/store";
 import { type Namer, signalPill } from "../../run/words";
+import { SHOWN_LINES } from "./Tracker";
 import { useNames } from "./useNames";
 
 type Entry =
@@ -55,6 +57,14 @@ export function Transcript() {
     }
   }, [highlight]);
 
+  // A long run shows its newest entries; all of them once asked, or when a tracker
+  // line points at a turn further back.
+  const [all, setAll] = useState<string | null>(null);
+  const entries = useMemo(() => (view ? transcriptEntries(view) : []), [view]);
+  const highlighted = highlight === null ? -1 : entries.findIndex((e) => e.kind === "turn" && e.turn.id === highlight);
+  const showAll = (all !== null && all === view?.runId) || (highlighted >= 0 && highlighted < entries.length - SHOWN_LINES);
+  const hidden = showAll ? 0 : Math.max(0, entries.length - SHOWN_LINES);
+
   // A new run follows its words again.
   const runId = view?.runId;
   useEffect(() => {
@@ -73,7 +83,12 @@ export function Transcript() {
               <p className="run-text">{view.input}</p>
             </div>
           )}
-          {transcriptEntries(view).map((entry) =>
+          {hidden > 0 && (
+            <button type="button" className="run-more" onClick={() => setAll(view.runId)}>
+              Show the {hidden} earlier turns and notes
+            </button>
+          )}
+          {entries.slice(hidden).map((entry) =>
             entry.kind === "turn" ? (
               <TurnView key={`t${entry.seq}`} turn={entry.turn} names={names} highlighted={entry.turn.id === highlight} />
             ) : entry.kind === "answer" ? (

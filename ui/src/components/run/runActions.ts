@@ -11,14 +11,62 @@ import { runStore } from "../../run/store";
 
 let generation = 0;
 
-/** A new watch's batch handler; any older watch's batches are dropped from now on. */
+/** How long a batch may wait for a frame when none comes (a hidden window). */
+const NO_FRAME_MS = 100;
+
+/** Calls `then` as the next frame is prepared (or after NO_FRAME_MS without one). */
+function nextFrame(then: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    then();
+  };
+  requestAnimationFrame(once);
+  setTimeout(once, NO_FRAME_MS);
+}
+
+/** Calls `then` once the next frame has been drawn. */
+const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0));
+
+/** A new watch's batch handler; any older watch's batches are dropped from now on.
+ * The window draws a run at its own pace: batches that arrive while it is drawing
+ * wait and are folded into one update, and after each update the window rests as
+ * long as that update took, so a fast run never keeps it from answering the person
+ * (a bigger update later instead of a backlog of small ones). */
 function feed(): (batch: RunBatch) => void {
   const mine = ++generation;
-  return (batch) => {
-    if (mine !== generation) return;
+  let waiting: RunBatch[] = [];
+  let drawing = false;
+  const flush = () => {
+    const batches = waiting;
+    waiting = [];
+    if (mine !== generation || batches.length === 0) return;
+    const began = performance.now();
+    drawing = true;
+    const batch = joined(batches);
     runStore.getState().apply(batch);
     if (batch.end === "lagged") void catchUp();
+    afterNextFrame(() => {
+      const took = performance.now() - began;
+      setTimeout(() => {
+        drawing = false;
+        if (waiting.length > 0) flush();
+      }, took);
+    });
   };
+  return (batch) => {
+    if (mine !== generation) return;
+    if (waiting.push(batch) > 1 || drawing) return;
+    nextFrame(flush);
+  };
+}
+
+/** Batches as one: their events in order, the last one's end. */
+export function joined(batches: RunBatch[]): RunBatch {
+  if (batches.length === 1) return batches[0];
+  const last = batches[batches.length - 1];
+  return { events: batches.flatMap((b) => b.events), end: last.end, lost_from: last.lost_from };
 }
 
 /** The last event the view has, for a watch to go on after it. */

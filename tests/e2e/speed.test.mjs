@@ -1,0 +1,142 @@
+// The window's speed figures (issue 6), measured in the real window under Xvfb and
+// written to target/e2e/speed.json for BENCHMARKS.md — figures, not pass/fail
+// thresholds (targets live in benchmarks, never in timed tests; this file only
+// checks that every event arrived and that it measured something):
+//
+// - cold start: from asking tauri-driver for a session (the app starts) until the
+//   start view lists the crews and answers a script;
+// - idle memory: the resident and proportional set sizes of the app and its WebKit
+//   processes, after the start view has been idle for 3 s;
+// - a Simulate run of fixtures/speed.yaml at about 1,000 events a second: the delay
+//   from each event's timestamp to just after the frame that shows it (the app's
+//   `paintDelays` hook), and the input latency of typing into the crew's name field
+//   meanwhile (from each key event to just after the frame that shows it).
+//
+// E2E_SPEED_CSS adds a style sheet before the run, for experiments on what costs
+// what (`.run-transcript{display:none}` leaves the transcript out of every frame).
+import assert from "node:assert/strict";
+import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
+import { after, test } from "node:test";
+import { Session } from "./webdriver.mjs";
+
+const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
+const APP = process.env.CREWGRAPH_APP;
+const OUT = process.env.E2E_OUT ?? "target/e2e";
+const CREWS = process.env.E2E_CREWS;
+let session;
+
+after(async () => {
+  await session?.end();
+});
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+function summary(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (v) => Math.round(v * 10) / 10;
+  return { count: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1)) };
+}
+
+/** The processes of the app: itself and everything it started (WebKit's web and
+ * network processes), with their resident and proportional set sizes in MiB. */
+async function appMemory() {
+  const procs = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const exe = await readlink(`/proc/${name}/exe`).catch(() => "");
+      procs.push({ pid: Number(name), ppid, exe });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const app = procs.find((p) => p.exe === APP);
+  assert.ok(app, `the app process (${APP}) is running`);
+  const family = new Set([app.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs) if (!family.has(p.pid) && family.has(p.ppid)) family.add(p.pid), (grew = true);
+  }
+  const rows = [];
+  for (const pid of family) {
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
+    const kib = (key) => Number(rollup.match(new RegExp(`^${key}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0);
+    const exe = procs.find((p) => p.pid === pid).exe.split("/").at(-1);
+    rows.push({ process: exe, rss_mib: Math.round(kib("Rss") / 102.4) / 10, pss_mib: Math.round(kib("Pss") / 102.4) / 10 });
+  }
+  const total = (key) => Math.round(rows.reduce((sum, r) => sum + r[key], 0) * 10) / 10;
+  return { processes: rows, rss_mib: total("rss_mib"), pss_mib: total("pss_mib") };
+}
+
+test("speed: cold start, idle memory, and a run at about 1,000 events a second", async () => {
+  assert.ok(APP && CREWS, "CREWGRAPH_APP and E2E_CREWS must be set (run-window.sh)");
+  const asked = Date.now();
+  session = await Session.start(DRIVER, { browserName: "wry", "tauri:options": { application: APP } });
+  session.evidenceDir = OUT;
+  session.evidencePrefix = "speed-";
+  await session.waitFor(".crew-cards li", { timeout: 60000 });
+  const coldStartMs = Date.now() - asked;
+
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = await appMemory();
+
+  await session.until("the automation hook", () => session.execute("return Boolean(window.crewgraph?.paintDelays)"));
+  await session.execute("window.crewgraph.openCrew(arguments[0])", [`${CREWS}/speed.yaml`]);
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await session.click('.run-dock-toggle[aria-expanded="false"]');
+  await session.execute(`
+    const select = document.querySelector('.run-select');
+    const option = [...select.options].find((o) => o.textContent.startsWith('Simulate'));
+    Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
+    select.dispatchEvent(new Event('change', { bubbles: true }));`);
+  await session.until("the speed script", async () => (await session.texts(".run-script-name")).includes("speed.yaml"));
+  await session.type(".run-input", "Go as fast as you can");
+
+  // Input latency, measured in the page: each key event to just after its frame.
+  await session.execute(`
+    window.__inputLatency = [];
+    document.addEventListener('keydown', (event) => {
+      const at = event.timeStamp;
+      requestAnimationFrame(() => setTimeout(() => window.__inputLatency.push(performance.now() - at), 0));
+    }, true);`);
+  if (process.env.E2E_SPEED_CSS) await session.execute("const s = document.createElement('style'); s.textContent = arguments[0]; document.head.append(s);", [process.env.E2E_SPEED_CSS]);
+  await session.execute("window.crewgraph.paintDelays.start()");
+  const started = Date.now();
+  await session.click(".run-buttons .run-button:nth-child(1)");
+  await session.until("the run under way", async () => (await session.texts(".run-status"))[0]?.startsWith("Running"), 20000);
+
+  // Type into the crew's name while the run streams.
+  const name = '.ins-panel[aria-label="Crew"] input';
+  await session.until("the crew's name field", async () => (await session.find(name)).length > 0);
+  let typed = 0;
+  const status = async () => (await session.texts(".run-status"))[0] ?? "";
+  while ((await status()).startsWith("Running") && typed < 400) {
+    await session.type(name, "x", { clear: false });
+    typed += 1;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await session.until("the run's end", async () => !(await status()).startsWith("Running"), 120000);
+  const runMs = Date.now() - started;
+  await session.screenshot(`${OUT}/40-speed-run-finished.png`);
+  await new Promise((r) => setTimeout(r, 500));
+  const delays = await session.execute("return window.crewgraph.paintDelays.stop()");
+  const latency = await session.execute("return window.__inputLatency");
+  const pageShare = await session.execute("return window.crewgraph.paintDelays.batches()");
+  const events = await session.execute("return window.crewgraph.runEvents()");
+
+  assert.ok(events > 5000, `the run made thousands of events (${events})`);
+  assert.equal(delays.length, events, "every event of the run reached the screen once");
+  assert.ok(latency.length > 10, `keys were typed during the run (${latency.length})`);
+  const figures = {
+    measured_at: new Date().toISOString(),
+    cold_start_ms: coldStartMs,
+    idle_memory: idle,
+    run: { events: delays.length, seconds: Math.round(runMs / 100) / 10, events_per_second: Math.round(delays.length / (runMs / 1000)) },
+    event_to_pixel_ms: summary(delays),
+    batch_arrival_to_pixel_ms: summary(pageShare),
+    input_latency_ms: summary(latency),
+  };
+  await writeFile(`${OUT}/speed.json`, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(JSON.stringify(figures));
+});
