@@ -5,9 +5,11 @@
 // for it when it has none; the start view lists the examples; the interview crew runs
 // in Simulate mode as in the window (runs.test.mjs): the highlight moves from agent
 // to agent, the tracker says why the handoff happened, the pause asks and resumes;
-// and an edit saved with Ctrl+S lands in the crew's file on the server's disk.
+// an edit saved with Ctrl+S lands in the crew's file on the server's disk; and a run
+// with each reply typed in the window, exported as a download and imported back
+// through the browser's file chooser (a truncated copy refused in words).
 import assert from "node:assert/strict";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 
@@ -272,6 +274,63 @@ test("leaving the page with unsaved edits asks first", async () => {
   assert.equal(left, false, "the page stays when the person says so");
   assert.equal(await page.locator(".dirty-dot").count(), 1, "the edits are still there");
   assert.equal(await page.locator(".ins-panel").getByLabel("Goal", { exact: true }).inputValue(), "Learn two things about you");
+});
+
+test("typed replies over HTTP; the recording is a download, imported back through the file chooser", async () => {
+  // (The crew has edits not saved from the test before: the run uses it as saved.)
+  const typed = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent === "Simulate (type each reply)")?.value);
+  await page.selectOption(".run-select", typed);
+  await page.fill(".run-input", "Interview me, typed");
+  await page.click(RUN);
+  const host = page.locator('.run-reply[data-agent="host"] textarea');
+  await host.waitFor({ timeout: 15000 });
+  await host.fill("Thank you, passing it on.");
+  await page.locator('.run-reply[data-agent="host"] .run-chip', { hasText: "[SUMMARY]" }).click();
+  assert.equal(await host.inputValue(), "Thank you, passing it on. [SUMMARY]");
+  await host.press("Enter");
+  const writer = page.locator('.run-reply[data-agent="writer"] textarea');
+  await writer.waitFor({ timeout: 15000 });
+  await writer.fill("They like talking. [DONE]");
+  await writer.press("Enter");
+  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Finished"), null, { timeout: 20000 });
+  assert.equal(await status(), "Finished: Writer said [DONE]");
+  await shot("11-typed-finished");
+
+  const [run] = await (await fetch(`${URL_}/runs`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click(".run-export button")]);
+  assert.equal(download.suggestedFilename(), `${run.id}.json`);
+  const text = await readFile(await download.path(), "utf8");
+  const recording = JSON.parse(text);
+  assert.equal(recording.format, "crewgraph-run-recording");
+  assert.equal(recording.crew, "interview.yaml", "the crew named in the crews folder");
+  assert.deepEqual(
+    recording.events.map((e) => e.seq),
+    recording.events.map((_, i) => i),
+  );
+  assert.equal(recording.events.at(-1).type, "run_finished");
+
+  const file = `${OUT}/${run.id}.json`;
+  await writeFile(file, text);
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.getByRole("button", { name: "Import recording…" }).click()]);
+  await chooser.setFiles(file);
+  await page.waitForFunction(() => /^Replay · Finished: Writer said \[DONE\]/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 15000 });
+  assert.equal(await page.locator(".run-export button").count(), 0, "a recording replayed is a file already");
+  await shot("12-recording-imported");
+
+  const cut = `${OUT}/${run.id}-cut.json`;
+  await writeFile(cut, text.slice(0, Math.floor(text.length / 2)));
+  const [again] = await Promise.all([page.waitForEvent("filechooser"), page.getByRole("button", { name: "Import recording…" }).click()]);
+  await again.setFiles(cut);
+  await page.locator(".banner.error").waitFor();
+  assert.match(await page.locator(".banner.error").innerText(), /Could not open the recording: '.*-cut\.json' ends early .* the recording is truncated/);
+  await shot("13-recording-truncated");
+  // Chromium notes each refused request in the console: this refusal was the point.
+  const refused = (c) => c.includes("400") && c.includes("/recordings/check");
+  for (let i = 0; i < 20 && !complaints.some(refused); i++) await pause(100);
+  const at = complaints.findIndex(refused);
+  if (at >= 0) complaints.splice(at, 1);
+  await page.locator(".banner button").click();
+  await page.locator('.run-replay button[title="Stop replaying"]').click();
 });
 
 test("the page said nothing went wrong", () => {

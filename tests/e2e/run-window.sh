@@ -29,7 +29,7 @@ node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 # The test files to run: those named on the command line, else all of them.
 tests=("$@")
 if ((${#tests[@]} == 0)); then
-  tests=(window editor runs speed)
+  tests=(window editor runs simulate speed)
 fi
 tests=("${tests[@]/#/$root/tests/e2e/}")
 tests=("${tests[@]/%/.test.mjs}")

@@ -1,6 +1,8 @@
 // The window: the crews sidebar on the left, and the start view or the crew being
-// edited. The editor store checks every edit through the backend.
-import { useEffect, useState } from "react";
+// edited. The editor store checks every edit through the backend. When the window
+// starts while a run goes on (it was reloaded, say), that run is shown live; a run
+// recording imported from the sidebar is replayed on its crew.
+import { useEffect, useRef, useState } from "react";
 import { backend } from "./backend";
 import type { CrewSummary } from "./bindings/CrewSummary";
 import { EditorView } from "./components/editor/EditorView";
@@ -11,7 +13,8 @@ import { SettingsDialog } from "./components/settings/SettingsDialog";
 import { Sidebar } from "./components/Sidebar";
 import { StartView } from "./components/StartView";
 import type { RunSummary } from "./bindings/RunSummary";
-import { openRun } from "./components/run/runActions";
+import { showRecording } from "./components/run/recordings";
+import { exportRecording, openRun, showLiveRun } from "./components/run/runActions";
 import { editorStore, useEditor } from "./editor/store";
 import { paintDelays } from "./run/paintDelays";
 import { runStore, useRun } from "./run/store";
@@ -28,6 +31,7 @@ export function App() {
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [settings, setSettings] = useState(false);
   const runEnded = useRun((s) => s.ended);
+  const [notice, setNotice] = useState<{ kind: "info" | "error"; text: string } | null>(null);
 
   // The runs list: on start, and whenever a run's watch ends.
   useEffect(() => {
@@ -41,13 +45,52 @@ export function App() {
     await openRun(run);
   };
 
+  // A run recording: chosen by the person (or given by path, automation), its crew
+  // opened when it is here, then replayed; what went wrong in the backend's words.
+  const importRecording = async (path?: string) => {
+    setNotice(null);
+    let recording;
+    try {
+      recording = await backend.importRecording(path);
+    } catch (e) {
+      setNotice({ kind: "error", text: `Could not open the recording: ${e instanceof Error ? e.message : String(e)}` });
+      return;
+    }
+    if (!recording) return;
+    const open = files.open ? editorStore.getState().path : null;
+    const said = await showRecording(recording, {
+      open,
+      openCrew: async (crew) => {
+        await backend.openCrew(crew);
+        await files.openPath(crew);
+        const now = editorStore.getState().path;
+        return now !== null && (now !== open || now === crew);
+      },
+    });
+    if (said) setNotice({ kind: "info", text: said });
+  };
+  const importLatest = useRef(importRecording);
+  importLatest.current = importRecording;
+
+  // A run going on when the window starts (a reload): shown live, on its crew.
+  const caughtUp = useRef(false);
+  useEffect(() => {
+    if (caughtUp.current) return;
+    caughtUp.current = true;
+    showLiveRun((crew) => files.openPath(crew)).catch(() => {});
+  }, [files.openPath]);
+
   // Automation (end-to-end tests, scripts driving the window): open a crew by path,
-  // dropping unsaved edits without asking.
+  // dropping unsaved edits without asking; export the run shown and import a
+  // recording by path (what the buttons do once their file dialog answered).
   useEffect(() => {
     (window as unknown as { crewgraph: unknown }).crewgraph = {
       openCrew: (path: string) => files.openPath(path, true),
       paintDelays,
       runEvents: () => runStore.getState().events.length,
+      runId: () => runStore.getState().view?.runId ?? null,
+      exportRun: (runId: string, path: string) => exportRecording(runId, path),
+      importRecording: (path: string) => importLatest.current(path),
     };
   }, [files.openPath]);
 
@@ -59,7 +102,7 @@ export function App() {
     backend.crewsFolder().then(setFolder, () => {});
   }, []);
 
-  const notice = files.notice ?? (error ? { kind: "error" as const, text: error } : null);
+  const banner = notice ?? files.notice ?? (error ? { kind: "error" as const, text: error } : null);
   return (
     <div className="app">
       <Sidebar
@@ -73,17 +116,19 @@ export function App() {
         recent={files.recent}
         runs={runs}
         onOpenRun={(run) => void showRun(run)}
+        onImportRecording={() => void importRecording()}
         onSettings={() => setSettings(true)}
       />
       <main className="main">
-        {notice && (
-          <div className={`banner ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
-            {notice.kind === "error" && <ErrorIcon size={16} />} <span>{notice.text}</span>
+        {banner && (
+          <div className={`banner ${banner.kind}`} role={banner.kind === "error" ? "alert" : "status"}>
+            {banner.kind === "error" && <ErrorIcon size={16} />} <span>{banner.text}</span>
             <button
               type="button"
               onClick={() => {
                 files.dismiss();
                 setError(null);
+                setNotice(null);
               }}
               aria-label="Dismiss"
             >

@@ -8,6 +8,7 @@ import type { CrewSummary } from "../bindings/CrewSummary";
 import type { EditableCrew } from "../bindings/EditableCrew";
 import type { ModelRequest } from "../bindings/ModelRequest";
 import type { ModelView } from "../bindings/ModelView";
+import type { Recording } from "../bindings/Recording";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SaveCrew } from "../bindings/SaveCrew";
 import type { SavedCrew } from "../bindings/SavedCrew";
@@ -82,6 +83,21 @@ export interface Backend {
   crewScripts(crewPath: string): Promise<string[]>;
   /** Asks the person for a replies script (Simulate mode); null when they cancel. */
   pickScript(): Promise<string | null>;
+  /** Simulate mode by hand: `agent`'s reply in a run started (or resumed) with
+   * `typed: true` — for its turn now, or its next one. Refused with "invalid_input"
+   * for an empty text, "conflict" for a run not going on with typed replies. */
+  typeReply(runId: string, agent: string, text: string): Promise<void>;
+  /** Saves run `runId`'s recording (the run and every event, one JSON file). Without
+   * `path` the person is asked where (the window: a save dialog; a browser: a
+   * download named `<run id>.json`); with it (the window, automation) it is written
+   * there. Answers where it went; null when the person cancelled. */
+  exportRun(runId: string, path?: string): Promise<string | null>;
+  /** Reads a run recording, checked whole, to replay it. Without `path` the person
+   * chooses the file (a .json); null when they cancel. A truncated file, one of a
+   * newer Crewgraph or one that is no recording is refused with a message saying so. */
+  importRecording(path?: string): Promise<Recording | null>;
+  /** The ids of the runs going on now (in the window's app, or in the server). */
+  liveRuns(): Promise<string[]>;
 }
 
 /** An API failure as the backend reports it: `{code, message}`. */

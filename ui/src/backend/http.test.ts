@@ -15,11 +15,15 @@ const started = (seq: number): RunEvent => ({ run_id: "run-1", seq, timestamp: "
 
 /** A page whose fetch answers from `routes` (first that answers wins; else 404) and
  * whose prompts answer from `answers`, remembering everything. */
-function fakePage(routes: Route[], { token = null as string | null, answers = [] as Array<string | null> } = {}) {
+function fakePage(
+  routes: Route[],
+  { token = null as string | null, answers = [] as Array<string | null>, files = [] as Array<{ name: string; text: string } | null> } = {},
+) {
   const sent: Sent[] = [];
   const prompts: string[] = [];
   const saved: string[] = [];
-  const downloads: Array<[string, string]> = [];
+  const downloads: Array<[string, string, string | undefined]> = [];
+  const chosen: string[] = [];
   const page: BrowserPage = {
     async fetch(url, init) {
       const request = { method: init.method ?? "GET", url, headers: new Headers(init.headers), body: init.body ? JSON.parse(String(init.body)) : undefined };
@@ -35,12 +39,16 @@ function fakePage(routes: Route[], { token = null as string | null, answers = []
       return answers.shift() ?? null;
     },
     confirm: () => true,
-    download: (name, text) => void downloads.push([name, text]),
+    download: (name, text, type) => void downloads.push([name, text, type]),
+    async chooseFile(accept) {
+      chosen.push(accept);
+      return files.shift() ?? null;
+    },
     onLeave: () => () => {},
     loadToken: () => token,
     saveToken: (t) => void saved.push(t),
   };
-  return { page, sent, prompts, saved, downloads };
+  return { page, sent, prompts, saved, downloads, chosen };
 }
 
 /** A route for `method url`. */
@@ -180,7 +188,74 @@ describe("the browser transport", () => {
   it("exports by handing the person the YAML as a download, writing nothing on the server", async () => {
     const { page, sent, downloads } = fakePage([on("POST", "editor/yaml", () => json("name: Exam\n"))]);
     await createHttpBackend(page).exportCrew("exports/exam-copy.yaml", { name: "Exam" } as CrewSpec);
-    expect(downloads).toEqual([["exam-copy.yaml", "name: Exam\n"]]);
+    expect(downloads).toEqual([["exam-copy.yaml", "name: Exam\n", undefined]]);
     expect(sent.map((r) => r.url)).toEqual(["editor/yaml"]);
+  });
+
+  it("starts and resumes a run with typed replies, without a script", async () => {
+    const { page, sent } = fakePage([
+      on("POST", "runs", () => json({ run_id: "run-1", events: "/runs/run-1/events" }, 202)),
+      on("POST", "runs/run-1/resume", () => json({ run_id: "run-1", events: "/runs/run-1/events" }, 202)),
+      () => eventStream(started(0)),
+    ]);
+    const backend = createHttpBackend(page);
+    const first = collect();
+    await backend.startRun({ crew: "interview.yaml", input: "Hi", typed: true }, first.onBatch);
+    await first.end;
+    const second = collect();
+    await backend.resumeRun("run-1", { input: "Blue", typed: true }, 0, second.onBatch);
+    await second.end;
+    expect(sent[0].body).toEqual({ crew: "interview.yaml", input: "Hi", typed: true });
+    expect(sent.find((r) => r.url === "runs/run-1/resume")?.body).toEqual({ input: "Blue", typed: true });
+  });
+
+  it("sends a typed reply to the agent, and passes on the server's refusal as it is", async () => {
+    const { page, sent } = fakePage([
+      on("POST", "runs/run-1/reply", () => new Response(null, { status: 204 })),
+      on("POST", "runs/run-2/reply", () => apiError(409, "conflict", "run 'run-2' is not going on with typed replies here")),
+    ]);
+    const backend = createHttpBackend(page);
+    await expect(backend.typeReply("run-1", "host", "What is your name? [ASK_YOU]")).resolves.toBeUndefined();
+    expect(sent[0].body).toEqual({ agent: "host", text: "What is your name? [ASK_YOU]" });
+    await expect(backend.typeReply("run-2", "host", "Hi")).rejects.toMatchObject({ code: "conflict", message: /not going on with typed replies/ });
+  });
+
+  it("exports a run's recording as a download named after the run, byte for byte as the server wrote it", async () => {
+    // Not parsed and written again: the file is the server's, every event in it.
+    const text = '{"format":"crewgraph-run-recording","version":1,"events":[]}';
+    const { page, downloads } = fakePage([on("GET", "runs/run-1/recording", () => new Response(text, { headers: { "Content-Type": "application/json" } }))]);
+    await expect(createHttpBackend(page).exportRun("run-1")).resolves.toBe("run-1.json");
+    expect(downloads).toEqual([["run-1.json", text, "application/json"]]);
+  });
+
+  it("imports a recording the person chooses, checked by the server; nothing is asked of the server when they cancel", async () => {
+    const recording = { format: "crewgraph-run-recording", version: 1, run: { id: "run-1" }, crew: "interview.yaml", events: [started(0)] };
+    const { page, sent, chosen } = fakePage([on("POST", "recordings/check", () => json(recording))], {
+      files: [{ name: "run-1.json", text: "{…}" }, null],
+    });
+    const backend = createHttpBackend(page);
+    await expect(backend.importRecording()).resolves.toEqual(recording);
+    expect(sent[0].body).toEqual({ name: "run-1.json", text: "{…}" });
+    expect(chosen[0]).toContain(".json");
+    await expect(backend.importRecording()).resolves.toBeNull();
+    expect(sent).toHaveLength(1);
+  });
+
+  it("says what is wrong with a recording in the server's words (truncated, newer, not one)", async () => {
+    const truncated = "'run-1.json' ends early (line 1, column 40): the recording is truncated";
+    const { page } = fakePage([on("POST", "recordings/check", () => apiError(400, "invalid_input", truncated))], { files: [{ name: "run-1.json", text: "{" }] });
+    await expect(createHttpBackend(page).importRecording()).rejects.toMatchObject({ code: "invalid_input", message: truncated });
+  });
+
+  it("finds the runs going on in the server: those marked running that it says are live", async () => {
+    // An interrupted run is marked running too, but is not live: it is not caught up on.
+    const summary = (id: string, status: string) => ({ id, status });
+    const { page, sent } = fakePage([
+      on("GET", "runs", () => json([summary("run-3", "running"), summary("run-2", "running"), summary("run-1", "terminated")])),
+      on("GET", "runs/run-3", () => json({ run: summary("run-3", "running"), live: true, crew: "interview.yaml" })),
+      on("GET", "runs/run-2", () => json({ run: summary("run-2", "running"), live: false, crew: "interview.yaml" })),
+    ]);
+    await expect(createHttpBackend(page).liveRuns()).resolves.toEqual(["run-3"]);
+    expect(sent.map((r) => r.url).sort()).toEqual(["runs", "runs/run-2", "runs/run-3"]);
   });
 });

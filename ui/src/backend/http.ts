@@ -15,6 +15,7 @@ import type { CrewSummary } from "../bindings/CrewSummary";
 import type { EditableCrew } from "../bindings/EditableCrew";
 import type { ModelView } from "../bindings/ModelView";
 import type { RecentCrew } from "../bindings/RecentCrew";
+import type { Recording } from "../bindings/Recording";
 import type { RunAccepted } from "../bindings/RunAccepted";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunDetail } from "../bindings/RunDetail";
@@ -43,10 +44,12 @@ const keysOnTheServer = (): Promise<never> =>
     ),
   );
 
-/** A run's options as the server takes them: the script by its name in the crews folder. */
-function runOptions(request: Pick<RunRequest, "script_path" | "model">) {
+/** A run's options as the server takes them: the script by its name in the crews
+ * folder, or typed replies. */
+function runOptions(request: Pick<RunRequest, "script_path" | "model" | "typed">) {
   return {
     ...(request.script_path ? { script_file: request.script_path } : {}),
+    ...(request.typed ? { typed: true } : {}),
     ...(request.model ? { model: request.model } : {}),
   };
 }
@@ -122,6 +125,27 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
     async pickScript() {
       return page.prompt(`Which script has the agents' replies? Its name in ${CREWS_FOLDER}, for example scripts/exam.yaml.`, "scripts/")?.trim() || null;
     },
+    typeReply: (runId, agent, text) => call<void>("POST", `${runUrl(runId)}/reply`, { agent, text }),
+    async exportRun(runId, path) {
+      // A download, as the server wrote it (named after the target, or the run).
+      const name = path ? fileName(path) : `${runId}.json`;
+      page.download(name, await server.text(`${runUrl(runId)}/recording`), "application/json");
+      return name;
+    },
+    async importRecording(path) {
+      if (path !== undefined) {
+        throw new BackendError("unavailable", "A browser reads no file by its path: choose the recording with Import recording… instead.");
+      }
+      const file = await page.chooseFile(".json,application/json");
+      return file ? call<Recording>("POST", "recordings/check", file) : null;
+    },
+    async liveRuns() {
+      // No list of its own: the runs marked running, each asked whether it goes on here
+      // (one marked running but not live was interrupted).
+      const running = (await call<RunSummary[]>("GET", "runs")).filter((run) => run.status === "running");
+      const details = await Promise.all(running.map((run) => call<RunDetail>("GET", runUrl(run.id)).catch(() => null)));
+      return details.filter((detail): detail is RunDetail => detail?.live === true).map((detail) => detail.run.id);
+    },
   };
 }
 
@@ -152,6 +176,13 @@ class Server {
     } catch {
       throw notTheServer();
     }
+  }
+
+  /** A GET's answer as the server wrote it (a file to hand on). */
+  async text(url: string): Promise<string> {
+    const response = await this.send(url, { method: "GET" });
+    if (!response.ok) throw await failure(response);
+    return response.text();
   }
 
   /** A run's event stream after `after` (null: all of it). */

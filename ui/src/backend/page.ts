@@ -1,7 +1,7 @@
 // What the browser transport (http.ts) needs of the page it runs in: fetch, the
 // plain dialogs a browser has (prompt, confirm) in place of the window's native
-// ones, a download in place of writing a file, the leave-the-page guard, and where
-// the server's token is kept. `browserPage()` is the real one; tests pass a fake.
+// ones, a download in place of writing a file, a file chooser in place of reading
+// one, the leave-the-page guard, and where the server's token is kept. `browserPage()` is the real one; tests pass a fake.
 
 /** The page's I/O, as the browser transport uses it. */
 export interface BrowserPage {
@@ -10,8 +10,11 @@ export interface BrowserPage {
   prompt(message: string, suggested?: string): string | null;
   /** Asks yes or no. */
   confirm(message: string): boolean;
-  /** Hands the person a file to keep (Export). */
-  download(name: string, text: string): void;
+  /** Hands the person a file to keep (Export); `type` is its MIME type (YAML unless said). */
+  download(name: string, text: string, type?: string): void;
+  /** Lets the person choose a file of theirs (`accept`: as the file input takes it,
+   * ".json"); its name and text, or null when they cancel. */
+  chooseFile(accept: string): Promise<{ name: string; text: string } | null>;
   /** Before the page is left (closed, reloaded, navigated away), asks `mayLeave`; on
    * false the browser asks the person whether to stay. Answers a function that stops
    * listening. */
@@ -45,8 +48,8 @@ export function browserPage(): BrowserPage {
     fetch: (url, init) => window.fetch(url, init),
     prompt: (message, suggested) => window.prompt(message, suggested),
     confirm: (message) => window.confirm(message),
-    download(name, text) {
-      const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+    download(name, text, type = "application/yaml") {
+      const url = URL.createObjectURL(new Blob([text], { type }));
       const link = document.createElement("a");
       link.href = url;
       link.download = name;
@@ -55,6 +58,28 @@ export function browserPage(): BrowserPage {
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
+    },
+    chooseFile(accept) {
+      return new Promise((resolve, reject) => {
+        const input = document.createElement("input");
+        input.type = "file";
+        input.accept = accept;
+        input.style.display = "none";
+        const done = () => input.remove();
+        input.addEventListener("change", () => {
+          const file = input.files?.[0];
+          done();
+          if (!file) return resolve(null);
+          file.text().then((text) => resolve({ name: file.name, text }), reject);
+        });
+        // (Browsers since 2023 say when the person closed the chooser without a file.)
+        input.addEventListener("cancel", () => {
+          done();
+          resolve(null);
+        });
+        document.body.append(input);
+        input.click();
+      });
     },
     onLeave(mayLeave) {
       const listener = (event: BeforeUnloadEvent) => {

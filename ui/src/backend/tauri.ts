@@ -6,6 +6,7 @@ import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { EditableCrew } from "../bindings/EditableCrew";
 import type { ModelView } from "../bindings/ModelView";
+import type { Recording } from "../bindings/Recording";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SavedCrew } from "../bindings/SavedCrew";
 import type { RunBatch } from "../bindings/RunBatch";
@@ -81,7 +82,33 @@ export const tauriBackend: Backend = {
     const picked = await open({ title: "Choose the agents' replies (a script)", filters: [{ name: "Scripts", extensions: ["yaml", "yml", "json"] }] });
     return typeof picked === "string" ? picked : null;
   },
+  typeReply: (runId, agent, text) => call<void>("type_reply", { runId, agent, text }),
+  async exportRun(runId, path) {
+    const target = path ?? (await pickRecordingPath(`${runId}.json`));
+    if (!target) return null;
+    await call<void>("export_run", { runId, path: target });
+    return target;
+  },
+  async importRecording(path) {
+    const source = path ?? (await pickRecording());
+    return source ? call<Recording>("import_recording", { path: source }) : null;
+  },
+  liveRuns: () => call<string[]>("live_runs"),
 };
+
+const recordings = [{ name: "Run recordings", extensions: ["json"] }];
+
+/** Asks where to save a run's recording; null when the person cancels. */
+async function pickRecordingPath(suggested: string): Promise<string | null> {
+  const picked = await save({ title: "Save the run's recording", defaultPath: suggested, filters: recordings });
+  return typeof picked === "string" ? picked : null;
+}
+
+/** Asks for a run recording to replay; null when the person cancels. */
+async function pickRecording(): Promise<string | null> {
+  const picked = await open({ title: "Open a run recording", filters: recordings });
+  return typeof picked === "string" ? picked : null;
+}
 
 /** One Tauri channel per run watch: the run's batches, to `onBatch`. */
 function channel(onBatch: (batch: RunBatch) => void): Channel<RunBatch> {

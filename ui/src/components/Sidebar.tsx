@@ -1,4 +1,6 @@
-// The left region: the crews you can open, and the way back to the start view.
+// The left region: the crews you can open, the way back to the start view, and the
+// runs — past ones to replay (with the tokens each spent), and Import recording…
+// to replay a run from a file.
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { RunSummary } from "../bindings/RunSummary";
@@ -16,6 +18,7 @@ const statusShort: Record<RunStatus, string> = {
   cancelled: "stopped by you",
   failed: "failed",
 };
+import { runTokens } from "../run/words";
 import { FileIcon, FolderIcon } from "./icons";
 
 type Props = {
@@ -29,12 +32,20 @@ type Props = {
   recent: RecentCrew[];
   runs: RunSummary[];
   onOpenRun: (run: RunSummary) => void;
+  onImportRecording: () => void;
   onSettings: () => void;
 };
 
 const shortName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
 
-export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent, runs, onOpenRun, onSettings }: Props) {
+/** A run's line in the list: "“input” — finished · 1,234 tokens in, 321 out". */
+function runTitle(run: RunSummary): string {
+  const { input_tokens, output_tokens } = run.tokens;
+  const spent = input_tokens + output_tokens > 0 ? ` · ${input_tokens.toLocaleString("en")} tokens in, ${output_tokens.toLocaleString("en")} out` : "";
+  return `“${run.input}” — ${statusShort[run.status]}${spent}`;
+}
+
+export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent, runs, onOpenRun, onImportRecording, onSettings }: Props) {
   return (
     <nav className="sidebar" aria-label="Crews">
       <button type="button" className="brand" onClick={onHome} title="Back to the start">
@@ -92,22 +103,31 @@ export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImpo
           </ul>
         </>
       )}
+      <div className="sidebar-section">Runs</div>
+      <div className="sidebar-actions">
+        <button type="button" className="sidebar-item" onClick={onImportRecording} title="Replay a run from a recording file (Export recording makes one)">
+          <FileIcon size={14} /> Import recording…
+        </button>
+      </div>
       {runs.length > 0 && (
-        <>
-          <div className="sidebar-section">Runs</div>
-          <ul className="sidebar-list runs-list">
-            {runs.slice(0, 12).map((run) => (
+        <ul className="sidebar-list runs-list">
+          {runs.slice(0, 12).map((run) => {
+            const tokens = runTokens(run.tokens);
+            return (
               <li key={run.id}>
-                <button type="button" className="sidebar-item" onClick={() => onOpenRun(run)} title={`“${run.input}” — ${statusShort[run.status]}`}>
+                <button type="button" className="sidebar-item" onClick={() => onOpenRun(run)} title={runTitle(run)}>
                   <span className={`run-dot run-dot-${run.status}`} aria-hidden />
-                  <span className="sidebar-name">
-                    {run.crew_name} · {new Date(run.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+                  <span className="sidebar-run">
+                    <span className="sidebar-name">
+                      {run.crew_name} · {new Date(run.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+                    </span>
+                    {tokens && <span className="sidebar-tokens">{tokens}</span>}
                   </span>
                 </button>
               </li>
-            ))}
-          </ul>
-        </>
+            );
+          })}
+        </ul>
       )}
       <div className="sidebar-actions sidebar-bottom">
         <button type="button" className="sidebar-item" onClick={onSettings} title="Models, API keys, the default model">

@@ -343,3 +343,66 @@ describe("edgeKey", () => {
     expect(edgeKey("teacher", "exam_round")).toBe("teacher→exam_round");
   });
 });
+
+describe("usage: tokens and time, per turn, per agent and for the run", () => {
+  /** An interview whose two agents' providers report tokens; the writer takes 1.5 s. */
+  const metered = () =>
+    events([
+      { type: "run_started", crew: "Interview", input: "Hi" },
+      { type: "agent_started", agent: "host", step: 1 },
+      { type: "token", agent: "host", text: "Tell me [SUMMARY]" },
+      { type: "agent_response", agent: "host", content: "Tell me [SUMMARY]", usage: { input_tokens: 120, output_tokens: 30 } },
+      { type: "handoff", from: "host", to: "writer", reason: "signal [SUMMARY] (exact)", handoff_count: 1 },
+      { type: "agent_started", agent: "writer", step: 2 },
+      { type: "agent_response", agent: "writer", content: "Done [DONE]", usage: { input_tokens: 200, output_tokens: 45 } },
+      { type: "run_finished", status: "terminated", final_agent: "writer", handoffs: 1, steps: 2 },
+    ]).map((e) => (e.seq === 6 ? { ...e, timestamp: "2026-11-28T10:00:01.506Z" } : e));
+
+  it("a turn keeps what its provider reported and how long it took, from its start to its whole reply", () => {
+    const view = fromEvents(metered());
+    // (The fixtures' events are a millisecond apart: the host's turn began at seq 1, replied at seq 3.)
+    expect(view.turns[0]).toMatchObject({ agent: "host", usage: { input_tokens: 120, output_tokens: 30 }, latencyMs: 2 });
+    expect(view.turns[1]).toMatchObject({ agent: "writer", usage: { input_tokens: 200, output_tokens: 45 }, latencyMs: 1500 });
+  });
+
+  it("a turn still writing has neither usage nor a time yet", () => {
+    const view = fromEvents(metered().slice(0, 3));
+    expect(view.turns[0]).toMatchObject({ usage: null, latencyMs: null });
+    expect(view.usage.total.turns).toBe(0);
+  });
+
+  it("adds the turns up per agent, in the order they first replied, and for the run", () => {
+    const view = fromEvents(metered());
+    expect(Object.keys(view.usage.agents)).toEqual(["host", "writer"]);
+    expect(view.usage.agents.host).toEqual({ inputTokens: 120, outputTokens: 30, turns: 1, counted: 1, latencyMs: 2 });
+    expect(view.usage.total).toEqual({ inputTokens: 320, outputTokens: 75, turns: 2, counted: 2, latencyMs: 1502 });
+  });
+
+  it("an agent's turns add up: the exam's teacher replied three times", () => {
+    const view = fromEvents(examRun());
+    expect(view.usage.agents.teacher).toMatchObject({ turns: 3, counted: 0, inputTokens: 0 });
+    expect(view.usage.agents.student.turns).toBe(2);
+    expect(view.usage.total.turns).toBe(7);
+  });
+
+  it("Simulate mode reports no tokens: the turns are counted and timed, nothing is spent", () => {
+    const view = fromEvents(examRun());
+    expect(view.usage.total).toMatchObject({ inputTokens: 0, outputTokens: 0, counted: 0 });
+    expect(view.usage.total.latencyMs).toBeGreaterThan(0);
+    expect(view.turns.every((t) => t.usage === null)).toBe(true);
+  });
+
+  it("a failed turn adds nothing (it never replied whole)", () => {
+    const view = fromEvents(failedRun());
+    expect(Object.keys(view.usage.agents)).toEqual(["teacher"]);
+    expect(view.usage.total.turns).toBe(1);
+  });
+
+  it("replaying step by step shows the usage as it was at each event", () => {
+    const frames = replayFrames(metered());
+    expect(frames[3].usage.total.inputTokens).toBe(120);
+    expect(frames[5].usage.total.inputTokens).toBe(120);
+    expect(frames[6].usage.total.inputTokens).toBe(320);
+  });
+});
+

@@ -6,6 +6,9 @@
 //
 // Events are applied in `seq` order exactly once: an event at or below `lastSeq` is
 // a duplicate and ignored; one past a gap waits in `pending` until the gap fills.
+// Each turn keeps the tokens its provider reported and how long it took (its
+// `agent_response` time less its `agent_started` time), added up per agent and for
+// the run in `usage` (the Usage view).
 // `fromEvents` replays a stored run, `replayFrames` gives the view after each event
 // (step-by-step replay). Nothing here knows about React, zustand or the backend.
 //
@@ -18,6 +21,7 @@ import type { MatchLevel } from "../bindings/MatchLevel";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { RunStatus } from "../bindings/RunStatus";
 import type { Strategy } from "../bindings/Strategy";
+import type { Usage } from "../bindings/Usage";
 
 /** One event type of RunEvent, with its run, seq and timestamp. */
 export type EventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
@@ -60,7 +64,26 @@ export type Turn = {
   state: TurnState;
   /** Why the turn failed (the run's error). */
   error: string | null;
+  /** Tokens its provider reported (null: none reported — Simulate mode, or not yet). */
+  usage: Usage | null;
+  /** From its start to its whole reply, in ms (null until the reply came). */
+  latencyMs: number | null;
 };
+
+/** What turns cost, added up: tokens as the providers reported them, and time. */
+export type UsageTally = {
+  inputTokens: number;
+  outputTokens: number;
+  /** Turns that got their whole reply. */
+  turns: number;
+  /** Of those, the ones whose provider reported tokens. */
+  counted: number;
+  /** The turns' times (start to whole reply), added up, in ms. */
+  latencyMs: number;
+};
+
+/** Per agent (in the order they first replied) and for the whole run. */
+export type RunUsage = { agents: Record<string, UsageTally>; total: UsageTally };
 
 /** A parallel group's progress: who is done, who ran out of time. */
 export type GroupProgress = {
@@ -154,6 +177,8 @@ export type RunView = {
   group: string | null;
   /** The group that just finished: the next agent to start was sent by it. */
   afterGroup: string | null;
+  /** Tokens and time, per agent and for the run. */
+  usage: RunUsage;
 };
 
 /** The key of an arrow in `RunView.edges`: ids without their `agent:` / `group:`
@@ -187,8 +212,11 @@ export function emptyRun(runId = ""): RunView {
     decision: null,
     group: null,
     afterGroup: null,
+    usage: { agents: {}, total: noUsage },
   };
 }
+
+const noUsage: UsageTally = { inputTokens: 0, outputTokens: 0, turns: 0, counted: 0, latencyMs: 0 };
 
 /** Applies one event: in seq order, once; an event of another run is ignored. */
 export function applyRunEvent(state: RunView, event: RunEvent): RunView {
@@ -365,14 +393,45 @@ function agentStarted(s: RunView, event: EventOf<"agent_started">): RunView {
 }
 
 function agentResponse(s: RunView, event: EventOf<"agent_response">): RunView {
-  const next = updateTurn(s, event, (turn) => ({ ...turn, text: event.content, final: true, state: "done" }));
+  const usage = event.usage ?? null;
+  const next = updateTurn(s, event, (turn) => ({
+    ...turn,
+    text: event.content,
+    final: true,
+    state: "done",
+    usage,
+    latencyMs: between(turn.startedAt, event.timestamp),
+  }));
   const turn = latestTurn(next, event.agent);
   let groups = next.groups;
   const group = turn?.group ? groups[turn.group] : undefined;
   if (group && !group.done.includes(event.agent)) {
     groups = { ...groups, [group.group]: { ...group, done: [...group.done, event.agent] } };
   }
-  return { ...next, groups, agents: { ...next.agents, [event.agent]: "done" } };
+  return {
+    ...next,
+    groups,
+    agents: { ...next.agents, [event.agent]: "done" },
+    usage: turn ? tallied(next.usage, turn) : next.usage,
+  };
+}
+
+/** ms from one timestamp to a later one (0 when they cannot be read). */
+function between(from: string, to: string): number {
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) ? Math.max(0, ms) : 0;
+}
+
+/** The run's usage with a finished turn added to its agent's and to the total. */
+function tallied(usage: RunUsage, turn: Turn): RunUsage {
+  const add = (tally: UsageTally): UsageTally => ({
+    inputTokens: tally.inputTokens + (turn.usage?.input_tokens ?? 0),
+    outputTokens: tally.outputTokens + (turn.usage?.output_tokens ?? 0),
+    turns: tally.turns + 1,
+    counted: tally.counted + (turn.usage ? 1 : 0),
+    latencyMs: tally.latencyMs + (turn.latencyMs ?? 0),
+  });
+  return { agents: { ...usage.agents, [turn.agent]: add(usage.agents[turn.agent] ?? noUsage) }, total: add(usage.total) };
 }
 
 function handoff(s: RunView, event: EventOf<"handoff">): RunView {
@@ -485,7 +544,7 @@ function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
 // ---- helpers ----
 
 function newTurn(id: number, agent: string, step: number, group: string | null, startedAt: string): Turn {
-  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, state: "working", error: null };
+  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, state: "working", error: null, usage: null, latencyMs: null };
 }
 
 /** Changes the agent's streaming turn (one is begun when none is: an event whose

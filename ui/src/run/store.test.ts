@@ -128,3 +128,29 @@ describe("replay", () => {
     expect(store.getState().view?.runId).toBe("run-9");
   });
 });
+
+describe("typed replies and recordings", () => {
+  it("a run's typed mode stays through its id arriving and its resume, and goes with another run", () => {
+    store.getState().begin(null);
+    store.getState().setTyped(true);
+    store.getState().apply(batch(examRun().slice(0, 3)));
+    store.getState().begin("run-1");
+    expect(store.getState().typed).toBe(true);
+    store.getState().begin("run-1");
+    expect(store.getState().typed).toBe(true);
+    store.getState().begin("run-2");
+    expect(store.getState().typed).toBe(false);
+  });
+
+  it("a replay is never typed, and says whether it came from a recording file", () => {
+    store.getState().setTyped(true);
+    store.getState().load(examRun(), true);
+    expect(store.getState()).toMatchObject({ typed: false, imported: true });
+    store.getState().load(examRun());
+    expect(store.getState().imported).toBe(false);
+    store.getState().load(examRun(), true);
+    store.getState().reset();
+    expect(store.getState().imported).toBe(false);
+  });
+});
+

@@ -1,6 +1,8 @@
 // The window's one run store: the run being shown (a `RunView` folded by the
 // reducer), the events it was folded from, how the latest watch of it ended, and
-// the replay of a past run (its frames, the position, playing or not, the speed).
+// the replay of a past run (its frames, the position, playing or not, the speed),
+// whether the run takes typed replies (Simulate mode by hand), and whether the
+// replay came from a recording file rather than the store.
 // Each batch from the backend is folded in ONE state update (`apply`), so a model
 // streaming hundreds of tokens a second redraws the window a few times a second.
 // No backend calls here: components/run/runActions.ts calls the backend and feeds
@@ -37,6 +39,10 @@ export type RunState = {
   replay: ReplayState | null;
   /** The transcript turn to bring into view (a tracker line was clicked). */
   highlight: number | null;
+  /** The run shown goes on with typed replies: the person types each agent's reply. */
+  typed: boolean;
+  /** The replay shown came from a recording file (it may not be in the store). */
+  imported: boolean;
 
   /** Shows run `runId` from now on — a fresh view, unless the view already is that
    * run's (a resume, a catch-up, or events that arrived before the run's id did).
@@ -48,14 +54,17 @@ export type RunState = {
   end(why: WatchEnd): void;
   /** Shows no run. */
   reset(): void;
-  /** Replays a stored run: shown whole, ready to step through. */
-  load(events: RunEvent[]): void;
+  /** Replays a stored run (or, `imported`, a recording file's): shown whole, ready
+   * to step through. */
+  load(events: RunEvent[], imported?: boolean): void;
   /** Shows the replay after event `index` (-1: before the first). */
   stepTo(index: number): void;
   play(): void;
   pause(): void;
   setSpeed(speed: ReplaySpeed): void;
   highlightTurn(turn: number | null): void;
+  /** Says whether the run shown takes typed replies. */
+  setTyped(typed: boolean): void;
 };
 
 export type RunStore = ReturnType<typeof createRunStore>;
@@ -67,6 +76,8 @@ export function createRunStore() {
     ended: null,
     replay: null,
     highlight: null,
+    typed: false,
+    imported: false,
 
     begin(runId) {
       const { view, replay } = get();
@@ -74,7 +85,7 @@ export function createRunStore() {
         set({ view: view.runId === runId ? view : { ...view, runId }, ended: null });
         return;
       }
-      set({ view: emptyRun(runId ?? ""), events: [], ended: null, replay: null, highlight: null });
+      set({ view: emptyRun(runId ?? ""), events: [], ended: null, replay: null, highlight: null, typed: false, imported: false });
     },
 
     apply(batch) {
@@ -101,10 +112,10 @@ export function createRunStore() {
     },
 
     reset() {
-      set({ view: null, events: [], ended: null, replay: null, highlight: null });
+      set({ view: null, events: [], ended: null, replay: null, highlight: null, typed: false, imported: false });
     },
 
-    load(events) {
+    load(events, imported = false) {
       const sorted = [...events].sort((a, b) => a.seq - b.seq);
       const frames = replayFrames(sorted);
       set({
@@ -113,6 +124,8 @@ export function createRunStore() {
         ended: null,
         replay: { frames, position: frames.length - 1, playing: false, speed: 1 },
         highlight: null,
+        typed: false,
+        imported,
       });
     },
 
@@ -150,6 +163,10 @@ export function createRunStore() {
 
     highlightTurn(turn) {
       set({ highlight: turn });
+    },
+
+    setTyped(typed) {
+      if (get().typed !== typed) set({ typed });
     },
   }));
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../bindings/RunStatus";
 import { events, examRun, failedRun, pausedRun, scoringRun } from "./fixtures";
 import { emptyRun, fromEvents, type Handoff, type RunView } from "./reducer";
-import { endWords, groupWords, handoffLine, handoffReason, signalPill, statusWords } from "./words";
+import { endWords, groupWords, handoffLine, handoffReason, runTokens, seconds, signalPill, statusWords, tokenCount, usageWords } from "./words";
 
 const names: Record<string, string> = { teacher: "Teacher", student: "Student", reporter: "Reporter", triage: "Triage", billing: "Billing", closer: "Closer" };
 const name = (id: string) => names[id] ?? id;
@@ -99,3 +99,30 @@ describe("signalPill and groupWords", () => {
     expect(groupWords({ ...progress, finished: true, timedOut: ["reporter"] }, 30_000, started + 40_000)).toBe("1 of 2 done · 1 ran out of time");
   });
 });
+
+describe("what a run cost, in words", () => {
+  const tally = { inputTokens: 1234, outputTokens: 321, turns: 3, counted: 3, latencyMs: 4200 };
+
+  it("says the totals as the Usage view shows them", () => {
+    expect(usageWords(tally)).toBe("1,234 tokens in · 321 out · 4.2 s");
+  });
+
+  it("says plainly that Simulate mode spent no tokens, and still says the time", () => {
+    expect(usageWords({ ...tally, inputTokens: 0, outputTokens: 0, counted: 0 })).toBe("No tokens spent · 4.2 s");
+  });
+
+  it("counts and times readably", () => {
+    expect(tokenCount(1234567)).toBe("1,234,567");
+    expect(seconds(0)).toBe("0.0 s");
+    expect(seconds(59_940)).toBe("59.9 s");
+    expect(seconds(65_000)).toBe("1 min 5 s");
+    expect(seconds(120_000)).toBe("2 min");
+  });
+
+  it("gives a stored run's tokens shortly for the runs list, and nothing for none", () => {
+    expect(runTokens({ input_tokens: 1000, output_tokens: 234 })).toBe("1.2K tokens");
+    expect(runTokens({ input_tokens: 32, output_tokens: 60 })).toBe("92 tokens");
+    expect(runTokens({ input_tokens: 0, output_tokens: 0 })).toBeNull();
+  });
+});
+

@@ -1,8 +1,10 @@
 // A run in plain words (UX.md "Words"): the status line for every RunStatus, why
 // each handoff happened (the tracker's lines), how a signal matched, a group's
-// progress and the time of an event. Pure: names come from the caller.
+// progress, the time of an event, and what a run cost (tokens and time). Pure:
+// names come from the caller.
 import type { MatchLevel } from "../bindings/MatchLevel";
-import type { GroupProgress, Handoff, RunView, SignalHit } from "./reducer";
+import type { Usage } from "../bindings/Usage";
+import type { GroupProgress, Handoff, RunView, SignalHit, UsageTally } from "./reducer";
 import { activeAgents } from "./reducer";
 
 /** An agent's (or group's) name for the window; the id when nothing better is known. */
@@ -154,3 +156,33 @@ export function timeOf(timestamp: string): string {
 /** One formatter for every time shown: making one per call (toLocaleTimeString with
  * options) costs more than the rest of a tracker line together. */
 const clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+const count = new Intl.NumberFormat("en");
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+
+/** "1,234": a number of tokens. */
+export function tokenCount(n: number): string {
+  return count.format(n);
+}
+
+/** "4.2 s", "1 min 5 s": how long something took. */
+export function seconds(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const rest = Math.round((ms % 60_000) / 1000);
+  return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
+}
+
+/** The run's totals: "1,234 tokens in · 321 out · 4.2 s" ("No tokens spent · 4.2 s"
+ * when no provider reported any: Simulate mode). */
+export function usageWords(total: UsageTally): string {
+  const time = seconds(total.latencyMs);
+  if (total.counted === 0) return `No tokens spent · ${time}`;
+  return `${tokenCount(total.inputTokens)} tokens in · ${tokenCount(total.outputTokens)} out · ${time}`;
+}
+
+/** A stored run's tokens for the runs list: "1.2K tokens" (null: none spent). */
+export function runTokens(tokens: Usage): string | null {
+  const all = tokens.input_tokens + tokens.output_tokens;
+  return all > 0 ? `${compact.format(all)} tokens` : null;
+}

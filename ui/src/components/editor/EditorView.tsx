@@ -2,6 +2,9 @@
 // the inspector (forms for what is selected), the problems list. Every change is a
 // pure edit through the editor store (one undo step each), which the engine checks
 // at once; the canvas draws the engine's verdict, so what is drawn is what will run.
+// While the view is the fitted one, the crew stays fitted when the canvas changes
+// size (the run dock unfolding, the window resized); once the person zooms or pans,
+// their view is left alone until they fit again.
 import {
   Background,
   BackgroundVariant,
@@ -13,6 +16,7 @@ import {
   ReactFlow,
   ReactFlowProvider,
   type OnSelectionChangeParams,
+  type Viewport,
   applyNodeChanges,
   getViewportForBounds,
   useReactFlow,
@@ -48,6 +52,8 @@ import { Legend } from "../Legend";
 import { AgentNode } from "../nodes/AgentNode";
 import { GroupNode } from "../nodes/GroupNode";
 import { EndNode, RouterNode, WaitNode } from "../nodes/PseudoNodes";
+import { runStore, useRun } from "../../run/store";
+import { endWords } from "../../run/words";
 import { ProblemsPanel } from "../ProblemsPanel";
 import { SelectionContext } from "../selection";
 import { RunDock } from "../run/RunDock";
@@ -64,6 +70,9 @@ const edgeTypes = { crew: CrewEdgeView };
 const farZoom = 0.45;
 const farAbove = 150;
 const minZoom = 0.03;
+/** The room the words under a finished run's End node take (run.css: at most 260 px
+ * wide, up to three lines). */
+const endWordsRoom = { width: 260, height: 60 };
 const noNodes: CrewNode[] = [];
 const noEdges: CrewEdge[] = [];
 const edit = (...args: Parameters<EditorState["edit"]>) => editorStore.getState().edit(...args);
@@ -173,17 +182,31 @@ function Editor({ files }: { files: Files }) {
   }, [flowGraph, selected]);
   const edges = useMemo(() => flowGraph.edges.map((e) => ({ ...e, selected: selected.has(e.id) })), [flowGraph, selected]);
 
+  // The viewport the last fit set (null: none yet): while the view is still that one,
+  // the person has not zoomed or panned since.
+  const fittedView = useRef<Viewport | null>(null);
   // Fits every card on screen (computed here: zoomed far out, React Flow holds none).
   const fit = useCallback(
     (duration = 300) => {
       const box = canvas.current;
       const drawn = flowGraph.nodes;
       if (!box || drawn.length === 0) return;
-      const left = Math.min(...drawn.map((n) => n.position.x));
-      const top = Math.min(...drawn.map((n) => n.position.y));
-      const right = Math.max(...drawn.map((n) => n.position.x + (n.width ?? 0)));
-      const bottom = Math.max(...drawn.map((n) => n.position.y + (n.height ?? 0)));
+      // (The End node's room includes the words a finished run shows under it.)
+      const worded = endWords(runStore.getState().view) !== null;
+      const bounds = (n: CrewNode) => {
+        const width = n.width ?? 0;
+        const height = n.height ?? 0;
+        if (n.type !== "end" || !worded) return { left: n.position.x, top: n.position.y, right: n.position.x + width, bottom: n.position.y + height };
+        const centre = n.position.x + width / 2;
+        return { left: Math.min(n.position.x, centre - endWordsRoom.width / 2), top: n.position.y, right: Math.max(n.position.x + width, centre + endWordsRoom.width / 2), bottom: n.position.y + height + endWordsRoom.height };
+      };
+      const boxes = drawn.map(bounds);
+      const left = Math.min(...boxes.map((b) => b.left));
+      const top = Math.min(...boxes.map((b) => b.top));
+      const right = Math.max(...boxes.map((b) => b.right));
+      const bottom = Math.max(...boxes.map((b) => b.bottom));
       const viewport = getViewportForBounds({ x: left, y: top, width: right - left, height: bottom - top }, box.clientWidth, box.clientHeight, minZoom, 1.1, 0.12);
+      fittedView.current = viewport;
       flow.setViewport(viewport, { duration: reducedMotion() ? 0 : duration });
     },
     [flow, flowGraph],
@@ -193,6 +216,32 @@ function Editor({ files }: { files: Files }) {
     fitted.current = true;
     requestAnimationFrame(() => fit(0));
   }, [nodes, shown, fit]);
+
+  // The canvas changed size (the run dock unfolded or folded, the window was
+  // resized), or a run's end put words under the End node: fitted again, unless the
+  // person has moved the view since the last fit.
+  const fitLatest = useRef(fit);
+  fitLatest.current = fit;
+  const worded = useRun((s) => endWords(s.view) !== null);
+  useEffect(() => {
+    const last = fittedView.current;
+    if (last && sameView(flow.getViewport(), last)) fitLatest.current();
+  }, [worded, flow]);
+  useEffect(() => {
+    const box = canvas.current;
+    if (!box || typeof ResizeObserver === "undefined") return;
+    let size = { width: box.clientWidth, height: box.clientHeight };
+    const observer = new ResizeObserver(() => {
+      const now = { width: box.clientWidth, height: box.clientHeight };
+      if (now.width === size.width && now.height === size.height) return;
+      size = now;
+      const last = fittedView.current;
+      if (!last || now.width === 0 || now.height === 0 || !sameView(flow.getViewport(), last)) return;
+      fitLatest.current(0);
+    });
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, [flow]);
 
   // Dragging moves cards on screen at once; the store gets the new places (one undo
   // step) when the drag ends, and a card dropped into or out of a group frame joins
@@ -526,6 +575,11 @@ function Editor({ files }: { files: Files }) {
       </div>
     </SelectionContext.Provider>
   );
+}
+
+/** Two viewports a person could not tell apart. */
+function sameView(a: Viewport, b: Viewport): boolean {
+  return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.zoom - b.zoom) < 1e-3;
 }
 
 function CrewStatus({ document, errors, validating, checkError }: { document: CrewDocument | null; errors: number; validating: boolean; checkError: string | null }) {

@@ -1,16 +1,21 @@
 // The run panel (UX.md, the bottom region's left): what the crew should do, Run /
-// Stop / Resume, and which model answers — each agent's own, one model for all, or
-// Simulate (replies from a script file). When the crew waits for the person, the
-// box asks for their answer and Resume sends it. Calls the backend through
-// runActions and shows its errors in plain words, inline.
+// Stop / Resume, and which model answers — each agent's own, one model for all,
+// Simulate with replies from a script file, or Simulate with each reply typed by
+// the person (then, while the run goes on, each agent whose turn it is gets a reply
+// box here instead of the input). When the crew waits for the person, the box asks
+// for their answer and Resume sends it. Calls the backend through runActions and
+// shows its errors in plain words, inline.
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { backend } from "../../backend";
 import { useRun } from "../../run/store";
+import { ReplyBoxes } from "./ReplyBoxes";
 import { catchUp, resumeRun, startRun, stopRun } from "./runActions";
 import { useNames } from "./useNames";
 
-/** The model choice that means Simulate (no model is named so). */
+/** The model choice that means Simulate with a script (no model is named so). */
 export const SIMULATE = "\u0000simulate";
+/** The model choice that means Simulate with each reply typed by the person. */
+export const SIMULATE_TYPED = "\u0000typed";
 
 type RunPanelProps = {
   /** The crew's file; null while it was never saved. */
@@ -48,12 +53,22 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const pausedAt = useRun((s) => s.view?.paused ?? null);
   const ended = useRun((s) => s.ended);
   const replaying = useRun((s) => s.replay !== null);
+  const typedRun = useRun((s) => s.typed);
 
   const live = !replaying && status === "running" && ended === null;
   const paused = !replaying && status === "paused";
   const interrupted = !replaying && status === "running" && (ended === "interrupted" || ended === "finished");
   const lagged = !replaying && ended === "lagged";
   const simulate = model === SIMULATE;
+  const typing = model === SIMULATE_TYPED;
+  // The person types the replies of the run going on: boxes instead of the input.
+  const replying = live && typedRun && runId !== "";
+
+  // A run that takes typed replies (one caught up on after a reload, say) shows the
+  // mode it runs in, so Resume goes on in it.
+  useEffect(() => {
+    if (typedRun) setModel(SIMULATE_TYPED);
+  }, [typedRun]);
 
   // Simulate mode starts with the script that comes with the crew, when there is one.
   useEffect(() => {
@@ -104,7 +119,8 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
 
   const options = () => ({
     ...(simulate && script ? { script_path: script } : {}),
-    ...(!simulate && model ? { model } : {}),
+    ...(typing ? { typed: true } : {}),
+    ...(!simulate && !typing && model ? { model } : {}),
   });
 
   const run = async () => {
@@ -168,20 +184,26 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
 
   return (
     <div className={`run-panel${paused ? " waiting" : ""}`}>
-      <label className="run-label" htmlFor={`${id}-input`}>
-        {label}
-      </label>
-      <textarea
-        id={`${id}-input`}
-        ref={box}
-        className="run-input"
-        rows={3}
-        value={paused ? answer : input}
-        placeholder={paused ? "Your answer" : "For example: give me a short exam on fractions"}
-        onChange={(e) => (paused ? setAnswer(e.target.value) : setInput(e.target.value))}
-        onKeyDown={onKey}
-        disabled={live}
-      />
+      {replying ? (
+        <ReplyBoxes runId={runId} />
+      ) : (
+        <>
+          <label className="run-label" htmlFor={`${id}-input`}>
+            {label}
+          </label>
+          <textarea
+            id={`${id}-input`}
+            ref={box}
+            className="run-input"
+            rows={3}
+            value={paused ? answer : input}
+            placeholder={paused ? "Your answer" : "For example: give me a short exam on fractions"}
+            onChange={(e) => (paused ? setAnswer(e.target.value) : setInput(e.target.value))}
+            onKeyDown={onKey}
+            disabled={live}
+          />
+        </>
+      )}
       <div className="run-buttons">
         <button type="button" className="run-button primary" onClick={() => void run()} disabled={!canRun} title={runBlocked ?? "Run the crew (Ctrl+Enter)"}>
           {busy === "starting" ? "Starting…" : "Run"}
@@ -226,7 +248,9 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
             </option>
           ))}
           <option value={SIMULATE}>Simulate (replies from a script)</option>
+          <option value={SIMULATE_TYPED}>Simulate (type each reply)</option>
         </select>
+        {typing && !live && <p className="run-note">No model answers: when an agent's turn comes, you type its reply.</p>}
         {simulate && (
           <div className="run-script">
             <button type="button" className="run-button" onClick={() => void chooseScript()} disabled={live}>

@@ -1,8 +1,8 @@
-// The delegation tracker (UX.md, the bottom region's right): one line per handoff,
-// "Teacher → Student · because the reply said [QUESTION] (exact)", with its time.
-// A line clicked selects the arrow it took on the graph and brings the turn whose
-// reply led to it into view in the transcript. A long run shows its newest
-// SHOWN_LINES lines, the earlier ones behind a button.
+// The delegation tracker (UX.md, the bottom region's right, under its Handoffs
+// tab): one line per handoff, "Teacher → Student · because the reply said
+// [QUESTION] (exact)", with its time. A line clicked selects the arrow it took on
+// the graph and brings the turn whose reply led to it into view in the transcript.
+// A long run shows its newest SHOWN_LINES lines, the earlier ones behind a button.
 import { memo, useState } from "react";
 import { editorStore } from "../../editor/store";
 import type { Handoff } from "../../run/reducer";
@@ -33,7 +33,6 @@ export function Tracker() {
   const hidden = handoffs && !showAll ? Math.max(0, handoffs.length - SHOWN_LINES) : 0;
   return (
     <section className="run-tracker" aria-label="Handoffs">
-      <h3 className="run-heading">Handoffs</h3>
       {!handoffs || handoffs.length === 0 ? (
         <p className="run-empty">Each time an agent hands the work on, a line appears here saying why.</p>
       ) : (

@@ -1,8 +1,12 @@
 // What the window does with runs through the backend — start, stop, resume, watch
-// a run going on, replay a past one — each feeding the run store. Only the newest
-// watch feeds it: batches of a watch a newer one replaced are dropped; a watch that
-// fell behind ("lagged") catches up from the last event it has.
+// a run going on, replay a past one or a recording, type an agent's reply, export a
+// recording — each feeding the run store. Only the newest watch feeds it: batches
+// of a watch a newer one replaced are dropped; a watch that fell behind ("lagged")
+// catches up from the last event it has. The runs this window started with typed
+// replies are remembered for the tab's life, so a reload that catches up on one
+// shows its reply boxes again.
 import { backend } from "../../backend";
+import type { Recording } from "../../bindings/Recording";
 import type { ResumeRequest } from "../../bindings/ResumeRequest";
 import type { RunBatch } from "../../bindings/RunBatch";
 import type { RunRequest } from "../../bindings/RunRequest";
@@ -75,13 +79,37 @@ function after(): number | null {
   return last >= 0 ? last : null;
 }
 
+const TYPED_KEY = "crewgraph-typed-runs";
+/** How many typed runs are remembered (the newest). */
+const TYPED_KEPT = 20;
+
+function typedRuns(): string[] {
+  try {
+    const list = JSON.parse(sessionStorage.getItem(TYPED_KEY) ?? "[]") as unknown;
+    return Array.isArray(list) ? list.filter((id): id is string => typeof id === "string") : [];
+  } catch {
+    return []; // no session storage here (tests), or something else in it
+  }
+}
+
+function rememberTyped(runId: string): void {
+  try {
+    const list = [...typedRuns().filter((id) => id !== runId), runId].slice(-TYPED_KEPT);
+    sessionStorage.setItem(TYPED_KEY, JSON.stringify(list));
+  } catch {
+    // Not remembered: a reload then shows the run without its reply boxes.
+  }
+}
+
 /** Starts a run of the crew file; its events fill the run store. Answers its id. */
 export async function startRun(request: RunRequest): Promise<string> {
   runStore.getState().begin(null);
+  runStore.getState().setTyped(request.typed === true);
   const onBatch = feed();
   const mine = generation;
   try {
     const id = await backend.startRun(request, onBatch);
+    if (request.typed) rememberTyped(id);
     if (mine === generation) runStore.getState().begin(id);
     return id;
   } catch (error) {
@@ -99,6 +127,8 @@ export function stopRun(runId: string): Promise<void> {
 export async function resumeRun(runId: string, request: ResumeRequest): Promise<void> {
   const before = runStore.getState().ended;
   runStore.getState().begin(runId);
+  runStore.getState().setTyped(request.typed === true);
+  if (request.typed) rememberTyped(runId);
   const from = after();
   try {
     await backend.resumeRun(runId, request, from, feed());
@@ -111,6 +141,7 @@ export async function resumeRun(runId: string, request: ResumeRequest): Promise<
 /** Shows a run going on (or stored) from its events so far, then live. */
 export async function watchRun(runId: string): Promise<void> {
   runStore.getState().begin(runId);
+  if (typedRuns().includes(runId)) runStore.getState().setTyped(true);
   try {
     await backend.watchRun(runId, after(), feed());
   } catch (error) {
@@ -124,6 +155,37 @@ export async function replayRun(runId: string): Promise<void> {
   const events = await backend.runEvents(runId);
   ++generation;
   runStore.getState().load(events);
+}
+
+/** When the window starts (or reloads) while a run goes on: the newest such run is
+ * shown live, its crew opened first (with `openCrew`). Answers its id; null when no
+ * run goes on, or one is shown already. */
+export async function showLiveRun(openCrew: (crew: string) => Promise<void>): Promise<string | null> {
+  const live = await backend.liveRuns();
+  if (live.length === 0 || runStore.getState().view) return null;
+  const runs = await backend.listRuns().catch(() => []);
+  const id = runs.find((run) => live.includes(run.id))?.id ?? live[0];
+  const crew = await backend.runCrew(id).catch(() => null);
+  if (crew) await openCrew(crew);
+  await watchRun(id);
+  return id;
+}
+
+/** Replays a recording file's run on the graph (it need not be in the store). */
+export function replayRecording(recording: Recording): void {
+  ++generation;
+  runStore.getState().load(recording.events, true);
+}
+
+/** Simulate mode by hand: the person's reply for `agent` (its turn now, or its next). */
+export function typeReply(runId: string, agent: string, text: string): Promise<void> {
+  return backend.typeReply(runId, agent, text);
+}
+
+/** Saves a run's recording: where the person chooses, or at `path` (automation).
+ * Answers where it went; null when the person cancelled. */
+export function exportRecording(runId: string, path?: string): Promise<string | null> {
+  return backend.exportRun(runId, path);
 }
 
 /** Opens a run from the runs list: one that may go on (running, or paused and

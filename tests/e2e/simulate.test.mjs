@@ -1,0 +1,291 @@
+// End-to-end test of Simulate mode by hand, recordings, usage and a failing provider
+// in the real window (run by run-window.sh): the interview crew run with each reply
+// typed — the Host's turn waits for the person's reply (its [ASK_YOU] chip pauses the
+// run), a reload while a turn waits catches up on the run with its reply box, the
+// Writer's [DONE] finishes it — with every node of the graph on screen once the run
+// dock is open; the run exported to a file holding every event, imported back and
+// replayed, a truncated copy refused in words; a run on the local model (llama.cpp's
+// llama-server with SmolLM2, started by the app) whose tokens show in the Usage
+// view; and a Simulate script whose second reply is a provider error.
+//
+// The file dialogs cannot be driven by WebDriver: the window's automation hook
+// (window.crewgraph.exportRun / importRecording) takes the path the dialog would
+// have answered and goes on as the buttons do.
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Session } from "./webdriver.mjs";
+
+const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
+const APP = process.env.CREWGRAPH_APP;
+const OUT = process.env.E2E_OUT ?? "target/e2e";
+const CREWS = process.env.E2E_CREWS;
+let session;
+/** Files this test writes: the recordings, and crews of its own outside the crews folder. */
+let work;
+
+before(async () => {
+  assert.ok(APP && CREWS, "CREWGRAPH_APP and E2E_CREWS must be set (run-window.sh)");
+  work = await mkdtemp(join(tmpdir(), "crewgraph-simulate-"));
+  session = await Session.start(DRIVER, { browserName: "wry", "tauri:options": { application: APP } });
+  session.evidenceDir = OUT;
+  session.evidencePrefix = "simulate-";
+});
+
+after(async () => {
+  await session?.end();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const ENTER = "\uE007";
+const RUN = ".run-buttons .run-button:nth-child(1)";
+const RESUME = ".run-buttons .run-button:nth-child(3)";
+const status = async () => (await session.texts(".run-status"))[0] ?? "";
+const hook = () => session.until("the automation hook", () => session.execute("return Boolean(window.crewgraph && window.crewgraph.runId)"));
+
+async function openCrew(path) {
+  await hook();
+  await session.execute("window.crewgraph.openCrew(arguments[0])", [path]);
+  await session.waitFor(".crew-header h1");
+}
+
+/** Unfolds the run dock (when folded) and chooses the model whose words start with `words`. */
+async function chooseModel(words) {
+  if ((await session.find('.run-dock-toggle[aria-expanded="false"]')).length) await session.click('.run-dock-toggle[aria-expanded="false"]');
+  const chosen = await session.execute(
+    `const select = document.querySelector('.run-select');
+     const option = [...select.options].find((o) => o.textContent.startsWith(arguments[0]));
+     if (!option) return [...select.options].map((o) => o.textContent).join(', ');
+     const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+     set.call(select, option.value);
+     select.dispatchEvent(new Event('change', { bubbles: true }));
+     return true;`,
+    [words],
+  );
+  assert.equal(chosen, true, `the model list offers "${words}" (it offers: ${chosen})`);
+}
+
+/** Records, in the page, every agent card that becomes active, in order. */
+async function recordActive() {
+  await session.execute(`
+    window.__active = [];
+    const note = () => {
+      for (const name of document.querySelectorAll('.agent-card.run-active .agent-name')) {
+        if (window.__active[window.__active.length - 1] !== name.textContent) window.__active.push(name.textContent);
+      }
+    };
+    window.__observer?.disconnect();
+    window.__observer = new MutationObserver(note);
+    window.__observer.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
+    note();`);
+}
+
+/** The nodes of the graph that are not wholly inside the canvas (by their names). */
+const nodesOutOfView = () =>
+  session.execute(`
+    const canvas = document.querySelector('.canvas').getBoundingClientRect();
+    return [...document.querySelectorAll('.react-flow__node')].filter((node) => {
+      const r = node.getBoundingClientRect();
+      return r.top < canvas.top - 1 || r.left < canvas.left - 1 || r.bottom > canvas.bottom + 1 || r.right > canvas.right + 1;
+    }).map((node) => node.getAttribute('data-id'));`);
+
+/** Types `text` as `agent`'s reply (its box must be there) and sends it with Enter. */
+async function reply(agent, text) {
+  const box = `.run-reply[data-agent="${agent}"] textarea`;
+  await session.waitFor(`.run-reply[data-agent="${agent}"] label`, { timeout: 20000 });
+  await session.type(box, text);
+  await session.type(box, ENTER, { clear: false });
+}
+
+/** Calls an automation hook that answers a promise; resolves to its `{ok}` or `{error}`. */
+async function callHook(name, args) {
+  await session.execute(
+    `window.__hook = null;
+     window.crewgraph[arguments[0]](...arguments[1]).then((ok) => (window.__hook = { ok: ok ?? null }), (e) => (window.__hook = { error: String(e && e.message || e) }));`,
+    [name, args],
+  );
+  return session.until(`${name} to answer`, () => session.execute("return window.__hook"), 20000);
+}
+
+test("the interview in Simulate (type each reply): each turn waits for the person's reply, [ASK_YOU] pauses, [DONE] finishes", async () => {
+  await openCrew(`${CREWS}/interview.yaml`);
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await chooseModel("Simulate (type each reply)");
+  assert.match((await session.texts(".run-model .run-note")).join(" "), /you type its reply/);
+  await recordActive();
+  await session.type(".run-input", "Interview me about colours");
+  await session.click(RUN);
+
+  // Host's turn: a box under its name, its own signals as chips.
+  await session.waitFor('.run-reply[data-agent="host"] label', { timeout: 20000 });
+  assert.match((await session.texts(".run-reply-label"))[0], /What does Host say\?/);
+  assert.deepEqual(await session.texts('.run-reply[data-agent="host"] .run-chip'), ["[ASK_YOU]", "[SUMMARY]"]);
+  assert.match(await status(), /Running: Host is working/);
+  // The dock unfolded: the graph was fitted again, End and Wait included.
+  assert.deepEqual(await nodesOutOfView(), [], "every node is on screen with the run dock open");
+  await session.screenshot(`${OUT}/50-typed-host-turn.png`);
+
+  // Host asks the person: the [ASK_YOU] chip adds the signal, Enter sends, the run pauses.
+  const hostBox = '.run-reply[data-agent="host"] textarea';
+  await session.type(hostBox, "What is your favourite colour?");
+  const [chip] = await session.find('.run-reply[data-agent="host"] .run-chip');
+  await session.call("POST", `/element/${chip}/click`, {});
+  assert.equal(await session.execute(`return document.querySelector(arguments[0]).value`, [hostBox]), "What is your favourite colour? [ASK_YOU]");
+  await session.type(hostBox, ENTER, { clear: false });
+  await session.until("the pause", async () => (await status()).startsWith("Paused"), 20000);
+  assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
+  assert.match((await session.texts(".run-transcript")).join("\n"), /What is your favourite colour\? \[ASK_YOU\]/);
+  await session.screenshot(`${OUT}/51-typed-paused.png`);
+
+  // The answer; the typed run resumes typed, and Host's next turn waits again.
+  await session.type(".run-input", "Blue");
+  await session.click(RESUME);
+  await session.waitFor('.run-reply[data-agent="host"] label', { timeout: 20000 });
+  const before = await session.execute("return window.__active");
+
+  // A reload while Host's turn waits: the window catches up on the run, live, with its box.
+  await session.execute("location.reload()");
+  await hook();
+  await session.waitFor('.run-reply[data-agent="host"] label', { timeout: 20000 });
+  assert.match(await status(), /Running: Host is working/);
+  assert.match((await session.texts(".run-transcript")).join("\n"), /You answered Host\s+Blue/);
+  await recordActive();
+
+  await reply("host", "Thank you, passing it on. [SUMMARY]");
+  await session.waitFor('.run-reply[data-agent="writer"] label', { timeout: 20000 });
+  assert.deepEqual(await session.texts('.run-reply[data-agent="writer"] .run-chip'), ["[DONE]"]);
+  await session.screenshot(`${OUT}/52-typed-writer-turn.png`);
+  await reply("writer", "They like blue, the colour of the sea. [DONE]");
+
+  await session.until("the end", async () => (await status()).startsWith("Finished"), 20000);
+  assert.equal(await status(), "Finished: Writer said [DONE]");
+  const active = [...before, ...(await session.execute("return window.__active"))];
+  assert.deepEqual(active, ["Host", "Host", "Writer"], `the highlight moved ${active.join(" → ")}`);
+  const handoffs = await session.texts(".run-handoffs li");
+  assert.match(handoffs.join("\n"), /Host → Writer\s*· because the reply said \[SUMMARY\] \(exact\)/);
+  assert.deepEqual(await nodesOutOfView(), [], "every node is on screen when the run has finished");
+
+  // Simulate mode spends no tokens; the Usage view says so and charts the time.
+  await session.click('.run-tab[aria-selected="false"]');
+  await session.waitFor(".run-usage-total");
+  assert.match((await session.texts(".run-usage-total"))[0], /^No tokens spent · \d+\.\d s$/);
+  assert.equal((await session.find(".run-usage canvas")).length, 1, "one chart: the time");
+  await session.screenshot(`${OUT}/53-typed-finished-usage.png`);
+});
+
+test("the run's recording holds every event; imported back it is replayed; a truncated copy is refused in words", async () => {
+  const runId = await session.execute("return window.crewgraph.runId()");
+  assert.match(runId, /^run-/);
+  await session.waitFor(".run-export button");
+  const file = join(work, "interview-run.json");
+  assert.deepEqual(await callHook("exportRun", [runId, file]), { ok: file });
+
+  const text = await readFile(file, "utf8");
+  const recording = JSON.parse(text);
+  assert.equal(recording.format, "crewgraph-run-recording");
+  assert.equal(recording.version, 1);
+  assert.equal(recording.run.id, runId);
+  assert.match(recording.crew, /interview\.yaml$/);
+  const shown = await session.execute("return window.crewgraph.runEvents()");
+  assert.equal(recording.events.length, shown, "the file holds every event the window showed");
+  assert.deepEqual(
+    recording.events.map((e) => e.seq),
+    recording.events.map((_, i) => i),
+  );
+  assert.ok(recording.events.every((e) => e.run_id === runId));
+  const replies = recording.events.filter((e) => e.type === "agent_response").map((e) => e.content);
+  assert.deepEqual(replies, ["What is your favourite colour? [ASK_YOU]", "Thank you, passing it on. [SUMMARY]", "They like blue, the colour of the sea. [DONE]"]);
+
+  // Imported back: replayed on the graph with the replay bar (and no Export: it is a file already).
+  assert.deepEqual(await callHook("importRecording", [file]), { ok: null });
+  await session.until("the replay", async () => (await status()).startsWith("Replay"), 15000);
+  await session.waitFor(".run-replay");
+  assert.match(await status(), /Finished: Writer said \[DONE\]/);
+  assert.equal((await session.find(".run-export button")).length, 0);
+  assert.equal((await session.find(".banner")).length, 0, "its crew is here: no notice");
+  await session.click('.run-replay button[aria-label="Back to the start"]');
+  await session.click('.run-replay button[aria-label="Play"]');
+  await session.until("the replay to play to its end", async () => /Replay · Finished: Writer said \[DONE\]/.test(await status()), 30000);
+  await session.screenshot(`${OUT}/54-recording-replayed.png`);
+
+  // A truncated copy, and a file that is no recording: refused, saying what is wrong.
+  const cut = join(work, "interview-run-cut.json");
+  await writeFile(cut, text.slice(0, Math.floor(text.length / 2)));
+  await callHook("importRecording", [cut]);
+  await session.waitFor(".banner.error");
+  const [truncated] = await session.texts(".banner.error");
+  assert.match(truncated, /Could not open the recording: '.*interview-run-cut\.json' ends early .* the recording is truncated/);
+  await session.screenshot(`${OUT}/55-recording-truncated.png`);
+  const other = join(work, "settings.json");
+  await writeFile(other, JSON.stringify({ theme: "dark" }));
+  await callHook("importRecording", [other]);
+  await session.until("the second refusal", async () => /is not a Crewgraph run recording/.test((await session.texts(".banner.error"))[0] ?? ""));
+  await session.click(".banner button");
+  await session.click('.run-replay button[title="Stop replaying"]');
+});
+
+test("a run on the local model shows the tokens it spent in the Usage view", async () => {
+  const crew = join(work, "haiku.yaml");
+  await writeFile(
+    crew,
+    [
+      'version: "1.0"',
+      "name: Haiku",
+      "description: One poet writes a short poem.",
+      "entry_point: poet",
+      "agents:",
+      "  - id: poet",
+      "    name: Poet",
+      "    role: Writes a very short poem",
+      "    system_prompt: You write one very short poem of three lines, then stop.",
+      "    is_terminal: true",
+      "",
+    ].join("\n"),
+  );
+  await openCrew(crew);
+  await session.waitFor(".react-flow__node-agent .agent-name");
+  await chooseModel("local");
+  await session.type(".run-input", "A poem about the sea");
+  await session.click(RUN);
+  // The app starts llama-server on demand: the first reply may take a while.
+  await session.until("the local model's run to end", async () => /^(Finished|Stopped|Failed)/.test(await status()), 150000);
+  const ended = await status();
+  assert.match(ended, /^Finished/, `the run on the local model finished (${ended})`);
+  assert.ok((await session.texts(".run-transcript .run-turn .run-text"))[0]?.length > 0, "the poet wrote something");
+  await session.click('.run-tab[aria-selected="false"]');
+  await session.waitFor(".run-usage-total");
+  const [total] = await session.texts(".run-usage-total");
+  const counted = /^([\d,]+) tokens in · ([\d,]+) out · [\d.]+ s$/.exec(total);
+  assert.ok(counted, `the Usage view counts tokens: ${total}`);
+  assert.ok(Number(counted[1].replace(/,/g, "")) > 0 && Number(counted[2].replace(/,/g, "")) > 0, `tokens in and out are not zero: ${total}`);
+  assert.equal((await session.find(".run-usage canvas")).length, 2, "two charts: tokens and time");
+  // The runs list shows the run's tokens too.
+  await session.until("the run's tokens in the runs list", async () => (await session.texts(".runs-list .sidebar-tokens")).some((t) => /tokens$/.test(t)));
+  await session.screenshot(`${OUT}/56-local-model-usage.png`);
+});
+
+test("a provider failing mid-run: the transcript shows the error and the graph marks the agent failed", async () => {
+  const interview = await readFile(`${CREWS}/interview.yaml`, "utf8");
+  await mkdir(join(work, "scripts"), { recursive: true });
+  await writeFile(join(work, "flaky.yaml"), interview.replace("name: Interview", "name: Flaky interview"));
+  await writeFile(
+    join(work, "scripts", "flaky.yaml"),
+    ['replies:', '  host: ["Thank you, passing it on. [SUMMARY]"]', '  writer: [{ error: "provider unavailable" }]', ""].join("\n"),
+  );
+  await openCrew(join(work, "flaky.yaml"));
+  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await chooseModel("Simulate (replies from a script)");
+  await session.until("the crew's script", async () => (await session.texts(".run-script-name")).includes("flaky.yaml"));
+  await session.type(".run-input", "Interview me");
+  await session.click(RUN);
+  await session.until("the failure", async () => (await status()).startsWith("Failed"), 20000);
+  assert.match(await status(), /provider unavailable/);
+  const [error] = await session.texts(".run-turn-error");
+  assert.match(error, /provider unavailable/);
+  assert.match((await session.texts(".run-turn-failed .run-turn-name"))[0], /Writer/);
+  assert.deepEqual(await session.texts(".agent-card.run-failed .agent-name"), ["Writer"]);
+  assert.deepEqual(await session.texts(".agent-card.run-done .agent-name"), ["Host"]);
+  await session.screenshot(`${OUT}/57-provider-failed.png`);
+});

@@ -1,0 +1,86 @@
+// The window's transport for recordings, typed replies and live runs, with Tauri's
+// invoke and dialogs stood in for: each asks the person only when no path is given,
+// a cancelled dialog calls nothing, and the commands get the arguments the Rust
+// side names (runId, agent, text, path).
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const fake = vi.hoisted(() => ({
+  invoked: [] as Array<[string, unknown]>,
+  answers: {} as Record<string, unknown>,
+  dialogs: [] as Array<[string, unknown]>,
+  picked: null as string | null,
+}));
+
+vi.mock("@tauri-apps/api/core", () => ({
+  invoke: async (command: string, args: unknown) => {
+    fake.invoked.push([command, args]);
+    const answer = fake.answers[command];
+    if (answer instanceof Error) throw { code: "invalid_input", message: answer.message };
+    return answer;
+  },
+  Channel: class {},
+}));
+vi.mock("@tauri-apps/api/window", () => ({ getCurrentWindow: () => ({}) }));
+vi.mock("@tauri-apps/plugin-dialog", () => ({
+  ask: async () => true,
+  open: async (options: unknown) => {
+    fake.dialogs.push(["open", options]);
+    return fake.picked;
+  },
+  save: async (options: unknown) => {
+    fake.dialogs.push(["save", options]);
+    return fake.picked;
+  },
+}));
+
+const { tauriBackend } = await import("./tauri");
+
+beforeEach(() => {
+  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null });
+});
+
+describe("the window's transport", () => {
+  it("exports a recording where the person chooses, a .json named after the run", async () => {
+    fake.picked = "/home/ana/run-1.json";
+    await expect(tauriBackend.exportRun("run-1")).resolves.toBe("/home/ana/run-1.json");
+    const [[kind, options]] = fake.dialogs;
+    expect(kind).toBe("save");
+    expect(options).toMatchObject({ defaultPath: "run-1.json", filters: [{ extensions: ["json"] }] });
+    expect(fake.invoked).toEqual([["export_run", { runId: "run-1", path: "/home/ana/run-1.json" }]]);
+  });
+
+  it("writes nothing when the person cancels the save dialog, and asks nothing when given a path", async () => {
+    await expect(tauriBackend.exportRun("run-1")).resolves.toBeNull();
+    expect(fake.invoked).toEqual([]);
+    await tauriBackend.exportRun("run-1", "/tmp/r.json");
+    expect(fake.dialogs).toHaveLength(1);
+    expect(fake.invoked).toEqual([["export_run", { runId: "run-1", path: "/tmp/r.json" }]]);
+  });
+
+  it("imports the recording the person opens (a .json), and passes the backend's refusal on as it is", async () => {
+    const recording = { format: "crewgraph-run-recording", version: 1, run: { id: "run-1" }, crew: null, events: [] };
+    fake.picked = "/home/ana/run-1.json";
+    fake.answers.import_recording = recording;
+    await expect(tauriBackend.importRecording()).resolves.toEqual(recording);
+    expect(fake.dialogs[0]).toMatchObject(["open", { filters: [{ extensions: ["json"] }] }]);
+    expect(fake.invoked).toEqual([["import_recording", { path: "/home/ana/run-1.json" }]]);
+
+    fake.answers.import_recording = new Error("'/tmp/cut.json' ends early (line 3, column 1): the recording is truncated");
+    await expect(tauriBackend.importRecording("/tmp/cut.json")).rejects.toMatchObject({ code: "invalid_input", message: /truncated/ });
+  });
+
+  it("opens nothing when the person cancels the open dialog", async () => {
+    await expect(tauriBackend.importRecording()).resolves.toBeNull();
+    expect(fake.invoked).toEqual([]);
+  });
+
+  it("types a reply for an agent, and lists the runs going on", async () => {
+    fake.answers.live_runs = ["run-7"];
+    await tauriBackend.typeReply("run-1", "host", "Hello [ASK_YOU]");
+    await expect(tauriBackend.liveRuns()).resolves.toEqual(["run-7"]);
+    expect(fake.invoked).toEqual([
+      ["type_reply", { runId: "run-1", agent: "host", text: "Hello [ASK_YOU]" }],
+      ["live_runs", undefined],
+    ]);
+  });
+});

@@ -1,0 +1,109 @@
+// A recording opened in the window is replayed on its crew when that crew is here,
+// else on the crew that is open with a notice saying so; and a window that starts
+// while a run goes on shows the newest such run live, on its crew, with its reply
+// boxes when this tab started it with typed replies.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { Recording } from "../../bindings/Recording";
+import type { RunBatch } from "../../bindings/RunBatch";
+import { examRun } from "../../run/fixtures";
+import { runStore } from "../../run/store";
+import { showRecording } from "./recordings";
+import { showLiveRun, startRun } from "./runActions";
+
+const fake = vi.hoisted(() => ({
+  live: [] as string[],
+  runs: [] as Array<{ id: string }>,
+  crews: {} as Record<string, string | null>,
+  watched: [] as Array<[string, number | null]>,
+}));
+
+vi.mock("../../backend", () => ({
+  backend: {
+    liveRuns: async () => fake.live,
+    listRuns: async () => fake.runs,
+    runCrew: async (id: string) => fake.crews[id] ?? null,
+    watchRun: async (runId: string, after: number | null, onBatch: (batch: RunBatch) => void) => {
+      fake.watched.push([runId, after]);
+      onBatch({ events: [], end: null, lost_from: null });
+    },
+    startRun: async () => "run-9",
+  },
+}));
+
+const recording = (crew: string | null): Recording => ({
+  format: "crewgraph-run-recording",
+  version: 1,
+  run: { id: "run-1" } as Recording["run"],
+  crew,
+  events: examRun(),
+});
+
+beforeEach(() => {
+  runStore.getState().reset();
+  Object.assign(fake, { live: [], runs: [], crews: {}, watched: [] });
+  const storage = new Map<string, string>();
+  vi.stubGlobal("sessionStorage", {
+    getItem: (key: string) => storage.get(key) ?? null,
+    setItem: (key: string, value: string) => void storage.set(key, value),
+  });
+  vi.stubGlobal("requestAnimationFrame", (then: () => void) => setTimeout(then, 0));
+});
+
+describe("a recording opened in the window", () => {
+  it("opens its crew first when it is here, then replays it whole, marked as from a file", async () => {
+    const opened: string[] = [];
+    const said = await showRecording(recording("/crews/exam.yaml"), { open: "/crews/other.yaml", openCrew: async (c) => (opened.push(c), true) });
+    expect(said).toBeNull();
+    expect(opened).toEqual(["/crews/exam.yaml"]);
+    const state = runStore.getState();
+    expect(state.replay?.frames).toHaveLength(examRun().length);
+    expect(state.imported).toBe(true);
+    expect(state.view?.status).toBe("terminated");
+  });
+
+  it("does not open the crew again when it is the one open", async () => {
+    const openCrew = vi.fn(async () => true);
+    expect(await showRecording(recording("/crews/exam.yaml"), { open: "/crews/exam.yaml", openCrew })).toBeNull();
+    expect(openCrew).not.toHaveBeenCalled();
+  });
+
+  it("is replayed on the crew that is open when its own is not here, and says so", async () => {
+    const said = await showRecording(recording("/home/bo/crews/exam.yaml"), { open: "/crews/other.yaml", openCrew: async () => Promise.reject(new Error("not found")) });
+    expect(said).toBe("This recording's crew (exam.yaml) is not here, so it is replayed on the crew that is open: agents it does not have show by their ids.");
+    expect(runStore.getState().replay).not.toBeNull();
+  });
+
+  it("with no crew open, says to open one", async () => {
+    const said = await showRecording(recording(null), { open: null, openCrew: async () => false });
+    expect(said).toBe("This recording does not say which crew it ran: open a crew with the same agents to see the run on its graph.");
+  });
+});
+
+describe("catching up when the window starts", () => {
+  it("shows the newest run going on, its crew opened first", async () => {
+    fake.live = ["run-2", "run-3"];
+    fake.runs = [{ id: "run-3" }, { id: "run-2" }, { id: "run-1" }];
+    fake.crews = { "run-3": "/crews/interview.yaml" };
+    const opened: string[] = [];
+    await expect(showLiveRun(async (crew) => void opened.push(crew))).resolves.toBe("run-3");
+    expect(opened).toEqual(["/crews/interview.yaml"]);
+    expect(fake.watched).toEqual([["run-3", null]]);
+    expect(runStore.getState().view?.runId).toBe("run-3");
+  });
+
+  it("does nothing when no run goes on, or a run is shown already", async () => {
+    await expect(showLiveRun(async () => {})).resolves.toBeNull();
+    fake.live = ["run-3"];
+    runStore.getState().load(examRun());
+    await expect(showLiveRun(async () => {})).resolves.toBeNull();
+    expect(fake.watched).toEqual([]);
+  });
+
+  it("shows the reply boxes again for a run this tab started with typed replies", async () => {
+    await startRun({ crew: "/crews/interview.yaml", input: "Hi", typed: true });
+    runStore.getState().reset();
+    fake.live = ["run-9"];
+    await showLiveRun(async () => {});
+    expect(runStore.getState().typed).toBe(true);
+  });
+});
