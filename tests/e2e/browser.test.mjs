@@ -333,6 +333,36 @@ test("typed replies over HTTP; the recording is a download, imported back throug
   await page.locator('.run-replay button[title="Stop replaying"]').click();
 });
 
+test("speed: a run at about 1,000 events a second, event to pixel (figures in speed.json)", async () => {
+  await page.evaluate(() => window.crewgraph.openCrew("speed.yaml"));
+  await page.waitForFunction(() => document.querySelectorAll(".react-flow__node-agent .agent-name").length === 2);
+  if ((await page.locator('.run-dock-toggle[aria-expanded="false"]').count()) > 0) await page.click('.run-dock-toggle[aria-expanded="false"]');
+  const simulate = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent.startsWith("Simulate (replies"))?.value);
+  await page.selectOption(".run-select", simulate);
+  await page.waitForFunction(() => [...document.querySelectorAll(".run-script-name")].some((n) => n.textContent === "speed.yaml"));
+  await page.fill(".run-input", "Go as fast as you can");
+  await page.evaluate(() => window.crewgraph.paintDelays.start());
+  const started = Date.now();
+  await page.click(RUN);
+  await page.waitForFunction(() => /^Running/.test(document.querySelector(".run-status")?.textContent ?? ""));
+  await page.waitForFunction(() => !/^Running/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 120000 });
+  const seconds = (Date.now() - started) / 1000;
+  await pause(500);
+  const delays = await page.evaluate(() => window.crewgraph.paintDelays.stop());
+  const events = await page.evaluate(() => window.crewgraph.runEvents());
+  assert.ok(events > 5000, `the run made thousands of events (${events})`);
+  assert.equal(delays.length, events, "every event reached the screen once");
+  const sorted = [...delays].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  const figures = {
+    measured_at: new Date().toISOString(),
+    run: { events, seconds, events_per_second: Math.round(events / seconds) },
+    event_to_pixel_ms: { p50: at(0.5), p95: at(0.95), max: sorted.at(-1) },
+  };
+  await writeFile(`${OUT}/speed.json`, `${JSON.stringify(figures, null, 2)}\n`);
+  await shot("14-speed-run-finished");
+});
+
 test("the page said nothing went wrong", () => {
   assert.deepEqual(complaints, []);
   assert.deepEqual(dialogs, []);

@@ -23,6 +23,9 @@ mkdir -p "$crews"
 cp -r "$root/crews/." "$crews/"
 cp "$root/tests/e2e/fixtures/interview.yaml" "$crews/"
 cp "$root/tests/e2e/fixtures/interview-script.yaml" "$crews/scripts/interview.yaml"
+# The speed figures' crew and its script (about 1,000 events a second), as in run-window.sh.
+cp "$root/tests/e2e/fixtures/speed.yaml" "$crews/"
+node "$root/tests/e2e/generate-speed-script.mjs" 600 2 >"$crews/scripts/speed.yaml"
 
 pid=
 cleanup() {
