@@ -8,6 +8,8 @@
 // an edit saved with Ctrl+S lands in the crew's file on the server's disk; and a run
 // with each reply typed in the window, exported as a download and imported back
 // through the browser's file chooser (a truncated copy refused in words).
+// It also measures the UI at about 1,000 events a second (target/e2e-browser/
+// speed.json, for BENCHMARKS.md beside the window's figures from speed.test.mjs).
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
