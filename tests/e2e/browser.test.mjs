@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
+import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
 
 // playwright-core is the UI's dev dependency: resolve it from ui/node_modules.
 const require = createRequire(new URL("../../ui/package.json", import.meta.url));
@@ -138,17 +139,7 @@ test("a page opened without the token asks for it once, then shows the crews", a
 
 /** Records, in the page, every agent card that becomes active, in order. */
 async function recordActive() {
-  await page.evaluate(() => {
-    window.__active = [];
-    const note = () => {
-      for (const name of document.querySelectorAll(".agent-card.run-active .agent-name")) {
-        if (window.__active[window.__active.length - 1] !== name.textContent) window.__active.push(name.textContent);
-      }
-    };
-    window.__observer?.disconnect();
-    window.__observer = new MutationObserver(note);
-    window.__observer.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["class"] });
-  });
+  await page.evaluate(asExpression(RECORD_ACTIVE));
 }
 
 const RUN = ".run-buttons .run-button:nth-child(1)";

@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
+import { RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -69,17 +70,7 @@ async function chooseModel(words) {
 
 /** Records, in the page, every agent card that becomes active, in order. */
 async function recordActive() {
-  await session.execute(`
-    window.__active = [];
-    const note = () => {
-      for (const name of document.querySelectorAll('.agent-card.run-active .agent-name')) {
-        if (window.__active[window.__active.length - 1] !== name.textContent) window.__active.push(name.textContent);
-      }
-    };
-    window.__observer?.disconnect();
-    window.__observer = new MutationObserver(note);
-    window.__observer.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
-    note();`);
+  await session.execute(RECORD_ACTIVE);
 }
 
 /** The nodes of the graph that are not wholly inside the canvas (by their names). */
