@@ -26,6 +26,15 @@ key_name?: string,
  */
 max_tokens?: number, 
 /**
+ * Its price in US dollars per million tokens read (with `output_price`), so
+ * runs say what they cost.
+ */
+input_price?: number, 
+/**
+ * Its price in US dollars per million tokens written.
+ */
+output_price?: number, 
+/**
  * Make it the default model.
  */
 default?: boolean, };

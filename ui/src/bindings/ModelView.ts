@@ -25,4 +25,12 @@ key_name: string | null,
 /**
  * None until checked; then whether it answered, and if not, why.
  */
-reachable: boolean | null, problem: string | null, };
+reachable: boolean | null, problem: string | null, 
+/**
+ * Its price in US dollars per million tokens read, when set (for runs' cost).
+ */
+input_price?: number, 
+/**
+ * … and per million tokens written.
+ */
+output_price?: number, };

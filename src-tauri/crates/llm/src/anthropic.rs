@@ -283,6 +283,6 @@ mod tests {
         let reply = reply.finish_into(&transport, Some("decision")).unwrap();
         assert_eq!(reply.content, r#"{"next":"b"}"#);
         assert!(reply.tool_calls.is_empty());
-        assert_eq!(reply.usage, Some(Usage { input_tokens: 43, output_tokens: 9 }));
+        assert_eq!(reply.usage, Some(Usage { input_tokens: 43, output_tokens: 9, cost_usd: None }));
     }
 }

@@ -39,5 +39,5 @@ pub use local::{LocalModel, LocalPaths, LocalServer};
 pub use models::Models;
 pub use openai::OpenAiClient;
 pub use scripted::{Script, ScriptError, ScriptedLlm};
-pub use settings::{ModelConfig, ModelSettings, Provider, Resolved};
+pub use settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
 pub use typed::TypedReplies;

@@ -16,7 +16,7 @@ use crate::anthropic::AnthropicClient;
 use crate::keys;
 use crate::local::{LocalModel, MODEL_NAME};
 use crate::openai::OpenAiClient;
-use crate::settings::{ModelConfig, ModelSettings, Provider, Resolved};
+use crate::settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
 
 /// Every configured model behind one [`LlmClient`].
 pub struct Models {
@@ -60,18 +60,23 @@ impl Models {
 
     /// The client for `spec`.
     pub fn client(&self, spec: Option<&ModelSpec>) -> Result<Arc<dyn LlmClient>, LlmError> {
+        self.client_and_price(spec).map(|(client, _)| client)
+    }
+
+    /// The client for `spec`, and its model's price when one is set.
+    fn client_and_price(&self, spec: Option<&ModelSpec>) -> Result<(Arc<dyn LlmClient>, Option<Price>), LlmError> {
         let spec = self.chosen.as_ref().or(spec);
         match self.settings.resolve(spec).map_err(LlmError::Failed)? {
-            Resolved::Local => Ok(self.local.clone()),
+            Resolved::Local => Ok((self.local.clone(), None)),
             Resolved::Remote(_, config) => {
                 let id = serde_json::to_string(&config).unwrap_or_default();
                 let mut clients = self.clients.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                 if let Some(client) = clients.get(&id) {
-                    return Ok(client.clone());
+                    return Ok((client.clone(), config.price));
                 }
                 let client = client_of(&config, &self.local)?;
                 clients.insert(id, client.clone());
-                Ok(client)
+                Ok((client, config.price))
             }
         }
     }
@@ -106,7 +111,11 @@ pub async fn probe(config: &ModelConfig) -> Result<(), String> {
 #[async_trait]
 impl LlmClient for Models {
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
-        let client = self.client(request.model)?;
-        client.complete(request, on_token, cancel).await
+        let (client, price) = self.client_and_price(request.model)?;
+        let mut reply = client.complete(request, on_token, cancel).await?;
+        if let (Some(price), Some(usage)) = (price, reply.usage.as_mut()) {
+            usage.cost_usd = Some(price.cost(usage));
+        }
+        Ok(reply)
     }
 }

@@ -175,7 +175,7 @@ impl Reply {
     fn take(&mut self, chunk: &Value, on_token: TokenSink<'_>) {
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0) as u32;
-            self.usage = Some(Usage { input_tokens: count("prompt_tokens"), output_tokens: count("completion_tokens") });
+            self.usage = Some(Usage { input_tokens: count("prompt_tokens"), output_tokens: count("completion_tokens"), cost_usd: None });
         }
         let Some(choice) = chunk.pointer("/choices/0") else { return };
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(reply.tool_calls.len(), 2);
         assert_eq!(reply.tool_calls[0].arguments, json!({"expression": "1+1"}));
         assert_eq!(reply.tool_calls[1].arguments, json!({}));
-        assert_eq!(reply.usage, Some(Usage { input_tokens: 10, output_tokens: 5 }));
+        assert_eq!(reply.usage, Some(Usage { input_tokens: 10, output_tokens: 5, cost_usd: None }));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use crewgraph_engine::run::Usage;
 use crewgraph_engine::ModelSpec;
 use serde::{Deserialize, Serialize};
 
@@ -73,13 +74,56 @@ pub struct ModelConfig {
     /// The most tokens a reply may take; None = the provider's default (Anthropic: 4096).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// What its tokens cost, for the cost of runs; None = not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
     #[serde(default)]
     pub limits: Limits,
 }
 
+/// A model's price in US dollars per million tokens, as its provider lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// Per million tokens read (the prompt).
+    pub input: f64,
+    /// Per million tokens written (the reply).
+    pub output: f64,
+}
+
+impl Price {
+    /// The price given as its two halves (US dollars per million tokens read and
+    /// written): None when neither is given; both or neither.
+    pub fn from_parts(input: Option<f64>, output: Option<f64>) -> Result<Option<Price>, String> {
+        match (input, output) {
+            (None, None) => Ok(None),
+            (Some(input), Some(output)) => {
+                let price = Price { input, output };
+                price.check()?;
+                Ok(Some(price))
+            }
+            _ => Err("a model's price needs both halves: dollars per million tokens read and per million written".into()),
+        }
+    }
+
+    /// What `usage` cost at this price, in US dollars.
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        (f64::from(usage.input_tokens) * self.input + f64::from(usage.output_tokens) * self.output) / 1_000_000.0
+    }
+
+    /// Refuses a negative or non-finite price.
+    pub fn check(&self) -> Result<(), String> {
+        for (what, value) in [("read", self.input), ("written", self.output)] {
+            if !value.is_finite() || value < 0.0 {
+                return Err(format!("the price per million tokens {what} must be a number of dollars, 0 or more (it was {value})"));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl ModelConfig {
     pub fn new(provider: Provider, model: impl Into<String>) -> Self {
-        ModelConfig { provider, model: model.into(), base_url: None, key: None, max_tokens: None, limits: Limits::default() }
+        ModelConfig { provider, model: model.into(), base_url: None, key: None, max_tokens: None, price: None, limits: Limits::default() }
     }
 
     /// The base URL, the provider's default when none is set.
@@ -102,6 +146,9 @@ impl ModelConfig {
             if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
                 return Err(format!("the base URL '{url}' must start with http:// or https:// and name a host"));
             }
+        }
+        if let Some(price) = &self.price {
+            price.check()?;
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use crewgraph_engine::run::{LlmClient, StoreError};
 use crewgraph_engine::Crew;
 use crewgraph_llm::keys;
 use crewgraph_llm::local::MODEL_NAME;
-use crewgraph_llm::settings::{ModelConfig, ModelSettings, Provider};
+use crewgraph_llm::settings::{ModelConfig, ModelSettings, Price, Provider};
 use crewgraph_llm::{models, Models, Script, ScriptedLlm};
 use crewgraph_store::SqliteStore;
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,14 @@ pub struct ModelView {
     /// None until checked; then whether it answered, and if not, why.
     pub reachable: Option<bool>,
     pub problem: Option<String>,
+    /// Its price in US dollars per million tokens read, when set (for runs' cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub input_price: Option<f64>,
+    /// … and per million tokens written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub output_price: Option<f64>,
 }
 
 /// A model to add (or replace).
@@ -84,13 +92,23 @@ pub struct ModelRequest {
     #[serde(default)]
     #[ts(optional)]
     pub max_tokens: Option<u32>,
+    /// Its price in US dollars per million tokens read (with `output_price`), so
+    /// runs say what they cost.
+    #[serde(default)]
+    #[ts(optional)]
+    #[schema(example = 0.15)]
+    pub input_price: Option<f64>,
+    /// Its price in US dollars per million tokens written.
+    #[serde(default)]
+    #[ts(optional)]
+    #[schema(example = 0.6)]
+    pub output_price: Option<f64>,
     /// Make it the default model.
     #[serde(default)]
     #[ts(optional)]
     pub default: Option<bool>,
 }
 
-/// Masks credentials a base URL may carry (`https://user:pass@host`, `?api-key=…`).
 /// A model name: letters, digits, `-`, `_` and `.`; `local` is the built-in one.
 fn check_name(name: &str) -> Result<(), ApiError> {
     let invalid = |why: &str| Err(ApiError::new(ApiErrorCode::InvalidInput, format!("the model name '{name}' {why}")));
@@ -164,7 +182,6 @@ impl Api {
         self.save_model_settings(&settings).await
     }
 
-    /// Every model, the local one first; with `check`, whether each answers.
     /// Adds (or replaces) the model `name` as a window or a client describes it.
     pub async fn put_model(&self, name: &str, request: ModelRequest) -> Result<(), ApiError> {
         let provider = Provider::parse(&request.provider).ok_or_else(|| {
@@ -177,6 +194,7 @@ impl Api {
         config.base_url = request.base_url.filter(|url| !url.trim().is_empty());
         config.key = request.key_name.filter(|key| !key.trim().is_empty());
         config.max_tokens = request.max_tokens;
+        config.price = Price::from_parts(request.input_price, request.output_price).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
         self.add_model(name, config, request.default.unwrap_or(false)).await
     }
 
@@ -213,6 +231,8 @@ impl Api {
             key_name: None,
             reachable: check.then_some(local_problem.is_none()),
             problem: if check { local_problem } else { None },
+            input_price: None,
+            output_price: None,
         }];
         for (name, config) in &settings.models {
             let (reachable, problem) = if check {
@@ -233,6 +253,8 @@ impl Api {
                 key_name: Some(config.key_name().to_owned()),
                 reachable,
                 problem,
+                input_price: config.price.map(|p| p.input),
+                output_price: config.price.map(|p| p.output),
             });
         }
         Ok(views)

@@ -202,6 +202,12 @@ enum ModelsAction {
         /// The most tokens a reply may take.
         #[arg(long, value_name = "N")]
         max_tokens: Option<u32>,
+        /// Its price in US dollars per million tokens read (with --output-price), so runs say what they cost.
+        #[arg(long, value_name = "USD")]
+        input_price: Option<f64>,
+        /// Its price in US dollars per million tokens written.
+        #[arg(long, value_name = "USD")]
+        output_price: Option<f64>,
         /// Make it the default model.
         #[arg(long)]
         default: bool,
@@ -321,8 +327,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
         Command::Models { action, json, db } => Ok(match action {
             None => models_cmd::list(db.as_deref(), json),
-            Some(ModelsAction::Add { name, provider, model, base_url, key, max_tokens, default }) => {
-                models_cmd::add(db.as_deref(), models_cmd::NewModel { name, provider, model, base_url, key, max_tokens, default })
+            Some(ModelsAction::Add { name, provider, model, base_url, key, max_tokens, input_price, output_price, default }) => {
+                let new = models_cmd::NewModel { name, provider, model, base_url, key, max_tokens, input_price, output_price, default };
+                models_cmd::add(db.as_deref(), new)
             }
             Some(ModelsAction::Remove { name }) => models_cmd::remove(db.as_deref(), &name),
             Some(ModelsAction::Default { name }) => models_cmd::set_default(db.as_deref(), &name),

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use crewgraph::api::{Api, ModelView};
 use crewgraph_llm::keys::{self, Secret};
-use crewgraph_llm::settings::{ModelConfig, Provider};
+use crewgraph_llm::settings::{ModelConfig, Price, Provider};
 
 use super::store::open_api;
 use super::{block_on, fail};
@@ -22,6 +22,8 @@ pub struct NewModel {
     pub base_url: Option<String>,
     pub key: Option<String>,
     pub max_tokens: Option<u32>,
+    pub input_price: Option<f64>,
+    pub output_price: Option<f64>,
     pub default: bool,
 }
 
@@ -69,6 +71,7 @@ pub fn add(db: Option<&Path>, new: NewModel) -> ExitCode {
         config.base_url = new.base_url;
         config.key = new.key;
         config.max_tokens = new.max_tokens;
+        config.price = Price::from_parts(new.input_price, new.output_price)?;
         api.add_model(&new.name, config, new.default).await.map_err(|e| e.to_string())?;
         println!("added model '{}'", new.name);
         Ok(ExitCode::SUCCESS)

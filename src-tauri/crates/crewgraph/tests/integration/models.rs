@@ -189,7 +189,9 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
         let sandbox = Sandbox::new();
         let (url, seen) = fake_provider(answer);
         let crew = sandbox.write("crew.yaml", TWO_STEP_CREW);
-        let added = sandbox.cg(&["models", "add", "default", "--provider", "openai", "--model", "test-model", "--base-url", &url]);
+        let added = sandbox.cg(&[
+            "models", "add", "default", "--provider", "openai", "--model", "test-model", "--base-url", &url, "--input-price", "2", "--output-price", "8",
+        ]);
         assert_eq!(added.code, 0, "{}", added.stderr);
         let db = sandbox.db();
         let output = crate::support::crewgraph()
@@ -208,7 +210,11 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
         );
         if ok {
             assert!(stdout.contains(r#""type":"signal_matched""#), "{stdout}");
-            assert!(stdout.contains(r#""usage":{"input_tokens":7,"output_tokens":3}"#), "the provider's usage is in the reply's event: {stdout}");
+            let reply = stdout.lines().map(parse).find(|e| e["type"] == "agent_response").expect("a reply");
+            let usage = &reply["usage"];
+            assert_eq!((usage["input_tokens"].as_u64(), usage["output_tokens"].as_u64()), (Some(7), Some(3)), "the provider's usage: {reply}");
+            let cost = usage["cost_usd"].as_f64().expect("priced: the reply says what it cost");
+            assert!((cost - (7.0 * 2.0 + 3.0 * 8.0) / 1e6).abs() < 1e-12, "7 tokens in at $2/M and 3 out at $8/M: {cost}");
         } else {
             assert!(stderr.contains("the API key was refused (401)") && stderr.contains("Check your key"), "{stderr}");
             assert!(stderr.contains("Incorrect API key provided: [hidden]"), "{stderr}");

@@ -1,6 +1,7 @@
 //! The window's Settings through the API: models added as a form describes them,
 //! listed with the name their key is kept under (never the key), made default,
-//! removed; keys refused when blank. (The keyring itself is not exercised: there is
+//! removed, with a price or without (half a price or a negative one refused); keys
+//! refused when blank. (The keyring itself is not exercised: there is
 //! no Secret Service here; the environment fallback is, in `models`.)
 
 use std::sync::Arc;
@@ -18,6 +19,8 @@ fn request(provider: &str, model: &str) -> ModelRequest {
         base_url: Some("".into()),
         key_name: Some("work-openai".into()),
         max_tokens: None,
+        input_price: None,
+        output_price: None,
         default: Some(true),
     }
 }
@@ -39,6 +42,17 @@ fn a_model_added_from_the_form_is_listed_with_its_key_name_and_becomes_the_defau
         api.set_default_model("local").await.unwrap();
         api.remove_model("fast").await.unwrap();
         assert!(api.list_models(false).await.unwrap().iter().all(|m| m.name != "fast"));
+
+        let priced = ModelRequest { input_price: Some(0.15), output_price: Some(0.6), ..request("openai", "gpt-4o-mini") };
+        api.put_model("priced", priced).await.unwrap();
+        let listed = api.list_models(false).await.unwrap();
+        let priced = listed.iter().find(|m| m.name == "priced").unwrap();
+        assert_eq!((priced.input_price, priced.output_price), (Some(0.15), Some(0.6)));
+        for (input, output, why) in [(Some(0.15), None, "both halves"), (Some(-1.0), Some(0.6), "0 or more")] {
+            let half = ModelRequest { input_price: input, output_price: output, ..request("openai", "x") };
+            let error = api.put_model("half", half).await.unwrap_err();
+            assert!(error.code == ApiErrorCode::InvalidInput && error.message.contains(why), "{error:?}");
+        }
 
         let unknown = api.put_model("odd", request("telepathy", "x")).await.unwrap_err();
         assert_eq!(unknown.code, ApiErrorCode::InvalidInput);

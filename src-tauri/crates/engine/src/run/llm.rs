@@ -58,12 +58,17 @@ impl<'a> LlmRequest<'a> {
     }
 }
 
-/// Tokens a provider reports having used.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+/// Tokens a provider reports having used, and what they cost when the model's price
+/// is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct Usage {
     pub input_tokens: u32,
     pub output_tokens: u32,
+    /// In US dollars, from the model's price (Settings); None when no price is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost_usd: Option<f64>,
 }
 
 impl Usage {
@@ -73,6 +78,10 @@ impl Usage {
             (Some(a), Some(b)) => Some(Usage {
                 input_tokens: a.input_tokens.saturating_add(b.input_tokens),
                 output_tokens: a.output_tokens.saturating_add(b.output_tokens),
+                cost_usd: match (a.cost_usd, b.cost_usd) {
+                    (Some(x), Some(y)) => Some(x + y),
+                    (x, y) => x.or(y),
+                },
             }),
             (one, other) => one.or(other),
         }
@@ -127,8 +136,11 @@ mod tests {
 
     #[test]
     fn usage_of_a_turn_adds_up_its_calls_and_stays_none_when_no_call_reported_any() {
-        let call = |i, o| Some(Usage { input_tokens: i, output_tokens: o });
+        let call = |i, o| Some(Usage { input_tokens: i, output_tokens: o, cost_usd: None });
         assert_eq!(Usage::add(call(10, 2), call(30, 5)), call(40, 7));
+        let priced = |i, o, c| Some(Usage { input_tokens: i, output_tokens: o, cost_usd: Some(c) });
+        assert_eq!(Usage::add(priced(10, 2, 0.25), priced(30, 5, 0.5)), priced(40, 7, 0.75));
+        assert_eq!(Usage::add(priced(10, 2, 0.25), call(30, 5)), priced(40, 7, 0.25), "a call without a price adds no cost");
         assert_eq!(Usage::add(None, call(3, 1)), call(3, 1));
         assert_eq!(Usage::add(call(3, 1), None), call(3, 1));
         assert_eq!(Usage::add(None, None), None);

@@ -145,7 +145,7 @@ async fn openai_a_500_is_tried_again_and_the_good_stream_that_follows_is_the_rep
         let outcome = ask(&openai(&server, quick())).await;
         let reply = outcome.reply();
         assert_eq!(reply.content, "Hello");
-        assert_eq!(reply.usage, Some(Usage { input_tokens: 7, output_tokens: 2 }));
+        assert_eq!(reply.usage, Some(Usage { input_tokens: 7, output_tokens: 2, cost_usd: None }));
         assert_eq!(outcome.pieces, ["Hel", "lo"]);
         assert_eq!(server.requests().len(), 2, "one failed try, one good");
     })
@@ -380,7 +380,7 @@ async fn anthropic_a_500_is_tried_again_and_the_good_stream_that_follows_is_the_
         let outcome = ask(&anthropic(&server, quick())).await;
         let reply = outcome.reply();
         assert_eq!(reply.content, "Hello");
-        assert_eq!(reply.usage, Some(Usage { input_tokens: 7, output_tokens: 2 }));
+        assert_eq!(reply.usage, Some(Usage { input_tokens: 7, output_tokens: 2, cost_usd: None }));
         assert_eq!(outcome.pieces, ["Hel", "lo"]);
         assert_eq!(server.requests().len(), 3, "529 and 500 were both tried again");
     })

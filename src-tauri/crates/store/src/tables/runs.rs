@@ -39,10 +39,12 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_created_at ON runs (created_at);
 ";
 
-/// The tokens a run's agents used (the providers' usage), kept with its snapshot.
+/// The tokens a run's agents used (the providers' usage) and what they cost (when
+/// the models' prices are known), kept with its snapshot.
 pub(crate) const V2: &str = "
 ALTER TABLE runs ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN cost_usd REAL;
 ";
 
 /// Where a stored run stands: what its next step must continue.
@@ -95,8 +97,8 @@ pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow)
         .prepare_cached(
             "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
                                status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                               input_tokens, output_tokens, stored_steps)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, 1)
+                               input_tokens, output_tokens, cost_usd, stored_steps)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 1)
              ON CONFLICT (id) DO NOTHING",
         )?
         .execute(params![
@@ -118,6 +120,7 @@ pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow)
             to_sql_int(s.updated_at.0, "the update time")?,
             s.tokens.input_tokens,
             s.tokens.output_tokens,
+            s.tokens.cost_usd,
         ])?;
     Ok((added > 0).then(|| conn.last_insert_rowid()))
 }
@@ -132,7 +135,7 @@ pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &Snaps
         .prepare_cached(
             "UPDATE runs SET status = ?4, current_agent = ?5, handoffs = ?6, steps = ?7, next_seq = ?8, strikes = ?9,
                              recent = ?10, history_len = ?11, error = ?12, updated_at = ?13,
-                             input_tokens = ?14, output_tokens = ?15, stored_steps = stored_steps + 1
+                             input_tokens = ?14, output_tokens = ?15, cost_usd = ?16, stored_steps = stored_steps + 1
              WHERE id = ?1 AND next_seq = ?2 AND history_len = ?3
              RETURNING number, stored_steps - 1",
         )?
@@ -153,6 +156,7 @@ pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &Snaps
                 to_sql_int(s.updated_at.0, "the update time")?,
                 s.tokens.input_tokens,
                 s.tokens.output_tokens,
+                s.tokens.cost_usd,
             ],
             |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
         )
@@ -180,7 +184,7 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
     let mut statement = conn.prepare_cached(
         "SELECT number, id, crew_name, crew_path, crew_fingerprint, input, created_at,
                 status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                input_tokens, output_tokens
+                input_tokens, output_tokens, cost_usd
          FROM runs WHERE id = ?1",
     )?;
     let mut rows = statement.query([id.as_str()])?;
@@ -199,7 +203,7 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
 /// Every run, newest first (by creation time, then by the order they were stored).
 pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
     let mut statement = conn.prepare_cached(
-        "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error, input_tokens, output_tokens
+        "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error, input_tokens, output_tokens, cost_usd
          FROM runs ORDER BY created_at DESC, number DESC",
     )?;
     let mut rows = statement.query([])?;
@@ -215,13 +219,13 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
             steps: row.get(6)?,
             handoffs: row.get(7)?,
             error: row.get(8)?,
-            tokens: Usage { input_tokens: row.get(9)?, output_tokens: row.get(10)? },
+            tokens: Usage { input_tokens: row.get(9)?, output_tokens: row.get(10)?, cost_usd: row.get(11)? },
         });
     }
     Ok(runs)
 }
 
-/// The snapshot in columns `at..at + 12` (status … updated_at, then the tokens).
+/// The snapshot in columns `at..at + 13` (status … updated_at, then the tokens and cost).
 fn snapshot(row: &Row, at: usize) -> Result<RunSnapshot, Fault> {
     let recent: String = row.get(at + 6)?;
     let recent: Vec<Turn> =
@@ -237,7 +241,7 @@ fn snapshot(row: &Row, at: usize) -> Result<RunSnapshot, Fault> {
         history_len: row.get(at + 7)?,
         error: row.get(at + 8)?,
         updated_at: timestamp(row, at + 9, "the update time")?,
-        tokens: Usage { input_tokens: row.get(at + 10)?, output_tokens: row.get(at + 11)? },
+        tokens: Usage { input_tokens: row.get(at + 10)?, output_tokens: row.get(at + 11)?, cost_usd: row.get(at + 12)? },
     })
 }
 

@@ -118,7 +118,7 @@ impl Run {
         let count = self.snapshot.handoffs + 1;
         let kinds = vec![
             EventKind::AgentStarted { agent: from.clone(), step: self.snapshot.steps + 1 },
-            EventKind::AgentResponse { agent: from.clone(), content: content.to_owned(), usage: Some(Usage { input_tokens: 40, output_tokens: 9 }) },
+            EventKind::AgentResponse { agent: from.clone(), content: content.to_owned(), usage: Some(Usage { input_tokens: 40, output_tokens: 9, cost_usd: Some(0.000_2) }) },
             EventKind::Handoff { from: from.clone(), to: to.to_string(), reason: "signal [NEXT] (exact)".into(), handoff_count: count },
         ];
         let mut step = self.step(kinds, vec![Message::agent(&from, content)]);
@@ -126,6 +126,7 @@ impl Run {
         step.snapshot.handoffs = count;
         step.snapshot.tokens.input_tokens += 40;
         step.snapshot.tokens.output_tokens += 9;
+        step.snapshot.tokens.cost_usd = Some(step.snapshot.tokens.cost_usd.unwrap_or(0.0) + 0.000_2);
         step.snapshot.recent.push(Turn { agent: from, reply: format!("{:x}", content.len()) });
         if step.snapshot.recent.len() > 4 {
             step.snapshot.recent.remove(0);
