@@ -354,7 +354,7 @@ describe("usage: tokens and time, per turn, per agent and for the run", () => {
       { type: "agent_response", agent: "host", content: "Tell me [SUMMARY]", usage: { input_tokens: 120, output_tokens: 30 } },
       { type: "handoff", from: "host", to: "writer", reason: "signal [SUMMARY] (exact)", handoff_count: 1 },
       { type: "agent_started", agent: "writer", step: 2 },
-      { type: "agent_response", agent: "writer", content: "Done [DONE]", usage: { input_tokens: 200, output_tokens: 45 } },
+      { type: "agent_response", agent: "writer", content: "Done [DONE]", usage: { input_tokens: 200, output_tokens: 45, cost_usd: 0.0003 } },
       { type: "run_finished", status: "terminated", final_agent: "writer", handoffs: 1, steps: 2 },
     ]).map((e) => (e.seq === 6 ? { ...e, timestamp: "2026-11-28T10:00:01.506Z" } : e));
 
@@ -362,7 +362,7 @@ describe("usage: tokens and time, per turn, per agent and for the run", () => {
     const view = fromEvents(metered());
     // (The fixtures' events are a millisecond apart: the host's turn began at seq 1, replied at seq 3.)
     expect(view.turns[0]).toMatchObject({ agent: "host", usage: { input_tokens: 120, output_tokens: 30 }, latencyMs: 2 });
-    expect(view.turns[1]).toMatchObject({ agent: "writer", usage: { input_tokens: 200, output_tokens: 45 }, latencyMs: 1500 });
+    expect(view.turns[1]).toMatchObject({ agent: "writer", usage: { input_tokens: 200, output_tokens: 45, cost_usd: 0.0003 }, latencyMs: 1500 });
   });
 
   it("a turn still writing has neither usage nor a time yet", () => {
@@ -374,8 +374,9 @@ describe("usage: tokens and time, per turn, per agent and for the run", () => {
   it("adds the turns up per agent, in the order they first replied, and for the run", () => {
     const view = fromEvents(metered());
     expect(Object.keys(view.usage.agents)).toEqual(["host", "writer"]);
-    expect(view.usage.agents.host).toEqual({ inputTokens: 120, outputTokens: 30, turns: 1, counted: 1, latencyMs: 2 });
-    expect(view.usage.total).toEqual({ inputTokens: 320, outputTokens: 75, turns: 2, counted: 2, latencyMs: 1502 });
+    expect(view.usage.agents.host).toEqual({ inputTokens: 120, outputTokens: 30, turns: 1, counted: 1, latencyMs: 2, costUsd: 0, priced: 0 });
+    // Only the writer's model has a price: the run's cost is what is known of it.
+    expect(view.usage.total).toEqual({ inputTokens: 320, outputTokens: 75, turns: 2, counted: 2, latencyMs: 1502, costUsd: 0.0003, priced: 1 });
   });
 
   it("an agent's turns add up: the exam's teacher replied three times", () => {

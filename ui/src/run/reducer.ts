@@ -80,6 +80,10 @@ export type UsageTally = {
   counted: number;
   /** The turns' times (start to whole reply), added up, in ms. */
   latencyMs: number;
+  /** What the priced turns cost, in US dollars (their models' prices, Settings). */
+  costUsd: number;
+  /** The turns whose cost is known. */
+  priced: number;
 };
 
 /** Per agent (in the order they first replied) and for the whole run. */
@@ -216,7 +220,7 @@ export function emptyRun(runId = ""): RunView {
   };
 }
 
-const noUsage: UsageTally = { inputTokens: 0, outputTokens: 0, turns: 0, counted: 0, latencyMs: 0 };
+const noUsage: UsageTally = { inputTokens: 0, outputTokens: 0, turns: 0, counted: 0, latencyMs: 0, costUsd: 0, priced: 0 };
 
 /** Applies one event: in seq order, once; an event of another run is ignored. */
 export function applyRunEvent(state: RunView, event: RunEvent): RunView {
@@ -430,6 +434,8 @@ function tallied(usage: RunUsage, turn: Turn): RunUsage {
     turns: tally.turns + 1,
     counted: tally.counted + (turn.usage ? 1 : 0),
     latencyMs: tally.latencyMs + (turn.latencyMs ?? 0),
+    costUsd: tally.costUsd + (turn.usage?.cost_usd ?? 0),
+    priced: tally.priced + (typeof turn.usage?.cost_usd === "number" ? 1 : 0),
   });
   return { agents: { ...usage.agents, [turn.agent]: add(usage.agents[turn.agent] ?? noUsage) }, total: add(usage.total) };
 }

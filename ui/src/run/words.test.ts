@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../bindings/RunStatus";
 import { events, examRun, failedRun, pausedRun, scoringRun } from "./fixtures";
 import { emptyRun, fromEvents, type Handoff, type RunView } from "./reducer";
-import { endWords, groupWords, handoffLine, handoffReason, runTokens, seconds, signalPill, statusWords, tokenCount, usageWords } from "./words";
+import { dollars, endWords, groupWords, handoffLine, handoffReason, runTokens, seconds, signalPill, statusWords, tokenCount, usageWords } from "./words";
 
 const names: Record<string, string> = { teacher: "Teacher", student: "Student", reporter: "Reporter", triage: "Triage", billing: "Billing", closer: "Closer" };
 const name = (id: string) => names[id] ?? id;
@@ -101,7 +101,7 @@ describe("signalPill and groupWords", () => {
 });
 
 describe("what a run cost, in words", () => {
-  const tally = { inputTokens: 1234, outputTokens: 321, turns: 3, counted: 3, latencyMs: 4200 };
+  const tally = { inputTokens: 1234, outputTokens: 321, turns: 3, counted: 3, latencyMs: 4200, costUsd: 0, priced: 0 };
 
   it("says the totals as the Usage view shows them", () => {
     expect(usageWords(tally)).toBe("1,234 tokens in · 321 out · 4.2 s");
@@ -109,6 +109,8 @@ describe("what a run cost, in words", () => {
 
   it("says plainly that Simulate mode spent no tokens, and still says the time", () => {
     expect(usageWords({ ...tally, inputTokens: 0, outputTokens: 0, counted: 0 })).toBe("No tokens spent · 4.2 s");
+    expect(usageWords({ ...tally, costUsd: 0.0042, priced: 2 })).toBe("1,234 tokens in · 321 out · $0.0042 · 4.2 s");
+    expect([dollars(0), dollars(0.00004), dollars(0.125), dollars(3.456)]).toEqual(["$0", "$0.00004", "$0.13", "$3.46"]);
   });
 
   it("counts and times readably", () => {
@@ -123,6 +125,7 @@ describe("what a run cost, in words", () => {
     expect(runTokens({ input_tokens: 1000, output_tokens: 234 })).toBe("1.2K tokens");
     expect(runTokens({ input_tokens: 32, output_tokens: 60 })).toBe("92 tokens");
     expect(runTokens({ input_tokens: 0, output_tokens: 0 })).toBeNull();
+    expect(runTokens({ input_tokens: 1000, output_tokens: 234, cost_usd: 0.0012345 })).toBe("1.2K tokens · $0.0012");
   });
 });
 

@@ -173,16 +173,28 @@ export function seconds(ms: number): string {
   return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
 }
 
-/** The run's totals: "1,234 tokens in · 321 out · 4.2 s" ("No tokens spent · 4.2 s"
- * when no provider reported any: Simulate mode). */
+/** The run's totals: "1,234 tokens in · 321 out · $0.0042 · 4.2 s" — the cost when
+ * the models' prices are set ("No tokens spent · 4.2 s" when no provider reported
+ * any: Simulate mode). */
 export function usageWords(total: UsageTally): string {
   const time = seconds(total.latencyMs);
   if (total.counted === 0) return `No tokens spent · ${time}`;
-  return `${tokenCount(total.inputTokens)} tokens in · ${tokenCount(total.outputTokens)} out · ${time}`;
+  const cost = total.priced > 0 ? ` · ${dollars(total.costUsd)}` : "";
+  return `${tokenCount(total.inputTokens)} tokens in · ${tokenCount(total.outputTokens)} out${cost} · ${time}`;
 }
 
-/** A stored run's tokens for the runs list: "1.2K tokens" (null: none spent). */
+/** "$0.0042", "$1.25": an amount in US dollars, with the digits a small one needs. */
+export function dollars(usd: number): string {
+  if (usd === 0) return "$0";
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  return `$${usd.toPrecision(2).replace(/0+$/, "").replace(/\.$/, "")}`;
+}
+
+/** A stored run's tokens (and cost) for the runs list: "1.2K tokens · $0.0042"
+ * (null: none spent). */
 export function runTokens(tokens: Usage): string | null {
   const all = tokens.input_tokens + tokens.output_tokens;
-  return all > 0 ? `${compact.format(all)} tokens` : null;
+  if (all === 0) return null;
+  const cost = typeof tokens.cost_usd === "number" ? ` · ${dollars(tokens.cost_usd)}` : "";
+  return `${compact.format(all)} tokens${cost}`;
 }

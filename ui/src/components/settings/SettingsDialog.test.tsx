@@ -54,6 +54,20 @@ describe("Settings", () => {
     expect(screen.getByRole("status").textContent).toBe("Added writer.");
   });
 
+  it("takes a model's price as both halves, or none", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    fireEvent.change(screen.getByPlaceholderText("fast"), { target: { value: "priced" } });
+    fireEvent.change(screen.getByPlaceholderText("gpt-4o-mini"), { target: { value: "gpt-4o-mini" } });
+    fireEvent.change(screen.getByPlaceholderText("0.15"), { target: { value: "0.15" } });
+    expect(screen.getByText("Give both prices, or neither.")).toBeTruthy();
+    expect((screen.getByRole("button", { name: "Add model" }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByPlaceholderText("0.60"), { target: { value: "-1" } });
+    expect(screen.getByText("A price is a number of dollars, 0 or more.")).toBeTruthy();
+    fireEvent.change(screen.getByPlaceholderText("0.60"), { target: { value: "0.6" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Add model" })));
+    expect(calls.log).toContainEqual(["put", "priced", { provider: "openai", model: "gpt-4o-mini", input_price: 0.15, output_price: 0.6 }]);
+  });
+
   it("keeps a typed key in the keyring, clears the field, and can forget it", async () => {
     render(<SettingsDialog onClose={() => {}} />);
     const field = (await screen.findByLabelText("API key (openai)")) as HTMLInputElement;

@@ -5,6 +5,7 @@
 // one is set and where it comes from.
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { backend } from "../../backend";
+import type { ModelRequest } from "../../bindings/ModelRequest";
 import type { ModelView } from "../../bindings/ModelView";
 import { Dialog } from "../Dialog";
 
@@ -106,6 +107,9 @@ function ModelRow({ model, act }: { model: ModelView; act: Act }) {
           {model.provider}
           {model.model ? ` · ${model.model}` : ""}
           {model.base_url ? ` · ${model.base_url}` : ""}
+          {typeof model.input_price === "number" && typeof model.output_price === "number"
+            ? ` · $${model.input_price} / $${model.output_price} per million tokens read / written`
+            : ""}
         </span>
       </div>
       <div className="settings-model-state">
@@ -160,12 +164,22 @@ function ModelRow({ model, act }: { model: ModelView; act: Act }) {
   );
 }
 
-function AddModel({ onAdd }: { onAdd: (name: string, request: { provider: string; model?: string; base_url?: string; key_name?: string }) => Promise<void> }) {
+function AddModel({ onAdd }: { onAdd: (name: string, request: ModelRequest) => Promise<void> }) {
   const [name, setName] = useState("");
   const [provider, setProvider] = useState("openai");
   const [model, setModel] = useState("");
   const [url, setUrl] = useState("");
   const [keyName, setKeyName] = useState("");
+  const [priceIn, setPriceIn] = useState("");
+  const [priceOut, setPriceOut] = useState("");
+  const price = (text: string) => (text.trim() === "" ? null : Number(text));
+  const [input, output] = [price(priceIn), price(priceOut)];
+  const priceProblem =
+    (input === null) !== (output === null)
+      ? "Give both prices, or neither."
+      : [input, output].some((p) => p !== null && !(Number.isFinite(p) && p >= 0))
+        ? "A price is a number of dollars, 0 or more."
+        : null;
   return (
     <form
       className="settings-add"
@@ -177,6 +191,7 @@ function AddModel({ onAdd }: { onAdd: (name: string, request: { provider: string
           ...(model.trim() ? { model: model.trim() } : {}),
           ...(url.trim() ? { base_url: url.trim() } : {}),
           ...(keyName.trim() ? { key_name: keyName.trim() } : {}),
+          ...(input !== null && output !== null ? { input_price: input, output_price: output } : {}),
         }).then(() => setName(""));
       }}
     >
@@ -209,8 +224,22 @@ function AddModel({ onAdd }: { onAdd: (name: string, request: { provider: string
         <input value={keyName} onChange={(e) => setKeyName(e.target.value)} placeholder="the provider's name" name="key-name" />
         <span className="field-help">The name the key is kept under; the key itself is set in the list above once the model is added.</span>
       </label>
+      <fieldset className="settings-price">
+        <legend className="field-label">Price (optional), in US dollars per million tokens</legend>
+        <label>
+          read <input value={priceIn} onChange={(e) => setPriceIn(e.target.value)} inputMode="decimal" placeholder="0.15" name="input-price" />
+        </label>
+        <label>
+          written <input value={priceOut} onChange={(e) => setPriceOut(e.target.value)} inputMode="decimal" placeholder="0.60" name="output-price" />
+        </label>
+        {priceProblem ? (
+          <span className="field-error">{priceProblem}</span>
+        ) : (
+          <span className="field-help">As the provider lists it; runs then say what they cost.</span>
+        )}
+      </fieldset>
       <div className="dialog-actions">
-        <button type="submit" disabled={!name.trim()}>
+        <button type="submit" disabled={!name.trim() || priceProblem !== null}>
           Add model
         </button>
       </div>
