@@ -169,7 +169,7 @@ pub struct ModelSettings {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Resolved {
     /// A configured or `provider/model` model: its name (for messages) and config.
-    Remote(String, ModelConfig),
+    Remote(String, Box<ModelConfig>),
     /// The built-in local model.
     Local,
 }
@@ -191,7 +191,7 @@ impl ModelSettings {
             return Ok(Resolved::Local);
         }
         if let Some(config) = self.models.get(name) {
-            return Ok(Resolved::Remote(name.to_owned(), config.clone()));
+            return Ok(Resolved::Remote(name.to_owned(), Box::new(config.clone())));
         }
         if self.is_empty() {
             return Ok(Resolved::Local);
@@ -204,11 +204,11 @@ impl ModelSettings {
             let provider = Provider::parse(provider).ok_or_else(|| format!("unknown provider '{provider}' (known: openai, anthropic, local)"))?;
             let mut config = ModelConfig::new(provider, name);
             config.base_url = spec.provider_url.clone();
-            return Ok(Resolved::Remote(spec.to_string(), config));
+            return Ok(Resolved::Remote(spec.to_string(), Box::new(config)));
         }
         if let Some((provider, model)) = name.split_once('/') {
             if let Some(provider) = Provider::parse(provider) {
-                return Ok(Resolved::Remote(name.to_owned(), ModelConfig::new(provider, model)));
+                return Ok(Resolved::Remote(name.to_owned(), Box::new(ModelConfig::new(provider, model))));
             }
         }
         Err(format!(
@@ -223,14 +223,14 @@ impl ModelSettings {
             Some(name) => self
                 .models
                 .get(name)
-                .map(|config| Resolved::Remote(name.clone(), config.clone()))
+                .map(|config| Resolved::Remote(name.clone(), Box::new(config.clone())))
                 .ok_or_else(|| format!("the default model '{name}' is not configured")),
             None => match self.models.len() {
                 0 => Ok(Resolved::Local),
-                1 => Ok(self.models.iter().next().map(|(n, c)| Resolved::Remote(n.clone(), c.clone())).unwrap_or(Resolved::Local)),
+                1 => Ok(self.models.iter().next().map(|(n, c)| Resolved::Remote(n.clone(), Box::new(c.clone()))).unwrap_or(Resolved::Local)),
                 _ => {
                     if let Some(config) = self.models.get("default") {
-                        return Ok(Resolved::Remote("default".to_owned(), config.clone()));
+                        return Ok(Resolved::Remote("default".to_owned(), Box::new(config.clone())));
                     }
                     Err("several models are configured and none is the default: choose one in Settings or with 'crewgraph models default NAME'".to_owned())
                 }
