@@ -29,7 +29,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crewgraph_engine::run::{EventSink, RunEvent, RunOutcome, RunStatus, StoreError};
+use crewgraph_engine::run::{EventSink, RunEvent, RunOutcome, RunStatus};
 use crewgraph_engine::{AgentId, RunId};
 use crewgraph_llm::TypedReplies;
 use tokio::sync::oneshot;
@@ -307,7 +307,7 @@ impl Api {
             slot.cancel.cancel();
             return Ok(());
         }
-        let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
+        let stored = self.stored_run(id).await?;
         let why = match stored.snapshot.status {
             RunStatus::Running => "was interrupted and is not going on now (resume it to go on)".to_owned(),
             RunStatus::Paused => "is paused, waiting for an answer: there is nothing going on to cancel".to_owned(),

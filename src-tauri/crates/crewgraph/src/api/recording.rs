@@ -44,8 +44,8 @@ pub struct Recording {
 impl Api {
     /// Run `id` as a recording.
     pub async fn run_recording(&self, id: &RunId) -> Result<Recording, ApiError> {
-        let run = self.run_summary(id).await?;
-        let crew = self.run_crew_path(id).await?.map(|p| p.display().to_string());
+        let (run, crew) = self.run_and_crew(id).await?;
+        let crew = crew.map(|p| p.display().to_string());
         let events = self.run_events(id, None).await?;
         Ok(Recording { format: RECORDING_FORMAT.into(), version: RECORDING_VERSION, run, crew, events })
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::run::{
     resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
-    StoreError,
+    StoreError, StoredRun,
 };
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::routing::decider::RouteDecider;
@@ -187,7 +187,7 @@ impl Api {
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
         let store = self.store()?;
-        let stored = store.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
+        let stored = self.stored_run(id).await?;
         if stored.snapshot.status == RunStatus::Paused && input.is_none_or(|i| i.trim().is_empty()) {
             return Err(ApiError::new(
                 ApiErrorCode::InvalidInput,
@@ -214,10 +214,22 @@ impl Api {
         }
     }
 
+    /// Run `id` as stored (`not_found` when there is none).
+    pub(crate) async fn stored_run(&self, id: &RunId) -> Result<StoredRun, ApiError> {
+        self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))
+    }
+
     /// One stored run, as listings show it.
     pub async fn run_summary(&self, id: &RunId) -> Result<RunSummary, ApiError> {
-        let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
-        Ok(RunSummary {
+        Ok(self.run_and_crew(id).await?.0)
+    }
+
+    /// One stored run as listings show it, and the crew file or folder it ran — one
+    /// read of the store for both.
+    pub async fn run_and_crew(&self, id: &RunId) -> Result<(RunSummary, Option<PathBuf>), ApiError> {
+        let stored = self.stored_run(id).await?;
+        let crew = stored.record.crew_path.map(PathBuf::from);
+        let summary = RunSummary {
             id: stored.record.id,
             crew_name: stored.record.crew_name,
             input: stored.record.input,
@@ -228,7 +240,8 @@ impl Api {
             handoffs: stored.snapshot.handoffs,
             error: stored.snapshot.error,
             tokens: stored.snapshot.tokens,
-        })
+        };
+        Ok((summary, crew))
     }
 
     /// Scripts for Simulate mode that come with the crew at `path`: `scripts/<name>.yaml`
@@ -241,8 +254,7 @@ impl Api {
 
     /// The crew file or folder run `id` ran (what a resume loads again), as stored.
     pub async fn run_crew_path(&self, id: &RunId) -> Result<Option<PathBuf>, ApiError> {
-        let stored = self.store()?.load_run(id).await?.ok_or_else(|| ApiError::from(StoreError::NoSuchRun(id.clone())))?;
-        Ok(stored.record.crew_path.map(PathBuf::from))
+        Ok(self.stored_run(id).await?.record.crew_path.map(PathBuf::from))
     }
 
     /// Every stored run, newest first.

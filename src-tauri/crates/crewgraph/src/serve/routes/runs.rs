@@ -197,11 +197,8 @@ pub async fn start(State(state): State<AppState>, JsonBody(request): JsonBody<St
 )]
 pub async fn get(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<RunDetail>, HttpError> {
     let id = RunId::from(id);
-    let run = state.api.run_summary(&id).await?;
-    let crew = state
-        .api
-        .run_crew_path(&id)
-        .await?
+    let (run, crew) = state.api.run_and_crew(&id).await?;
+    let crew = crew
         .filter(|path| state.crews.contains(path))
         .map(|path| state.crews.name(&path.display().to_string()));
     Ok(Json(RunDetail { live: state.api.is_live(&id), run, crew }))
