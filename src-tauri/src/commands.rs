@@ -166,8 +166,7 @@ pub async fn agent_instructions(api: State<'_, Api>, spec: serde_json::Value, ag
 /// ones, in batches), and the answer is the run's id once its first step is stored.
 #[tauri::command]
 pub async fn start_run(api: State<'_, Api>, request: RunRequest, on_batch: Channel<RunBatch>) -> Result<String, ApiError> {
-    let options = crewgraph::api::options(request.script_path.as_deref(), request.model.as_deref(), request.typed.unwrap_or(false));
-    let id = api.spawn_run(Path::new(&request.crew), &request.input, options).await?;
+    let id = api.spawn_run(Path::new(&request.crew), &request.input, request.replies.options()).await?;
     forward(&api, &id, None, on_batch).await?;
     Ok(id.to_string())
 }
@@ -212,8 +211,7 @@ pub async fn resume_run(
     on_batch: Channel<RunBatch>,
 ) -> Result<(), ApiError> {
     let id = RunId::from(run_id.as_str());
-    let options = crewgraph::api::options(request.script_path.as_deref(), request.model.as_deref(), request.typed.unwrap_or(false));
-    api.spawn_resume(&id, request.input.as_deref(), options).await?;
+    api.spawn_resume(&id, request.input.as_deref(), request.replies.options()).await?;
     forward(&api, &id, after, on_batch).await
 }
 

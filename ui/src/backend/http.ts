@@ -16,11 +16,11 @@ import type { EditableCrew } from "../bindings/EditableCrew";
 import type { ModelView } from "../bindings/ModelView";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { Recording } from "../bindings/Recording";
+import type { Replies } from "../bindings/Replies";
 import type { RunAccepted } from "../bindings/RunAccepted";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunDetail } from "../bindings/RunDetail";
 import type { RunEvent } from "../bindings/RunEvent";
-import type { RunRequest } from "../bindings/RunRequest";
 import type { RunSummary } from "../bindings/RunSummary";
 import type { SavedCrew } from "../bindings/SavedCrew";
 import { type Backend, BackendError, toBackendError } from "./Backend";
@@ -46,7 +46,7 @@ const keysOnTheServer = (): Promise<never> =>
 
 /** A run's options as the server takes them: the script by its name in the crews
  * folder, or typed replies. */
-function runOptions(request: Pick<RunRequest, "script_path" | "model" | "typed">) {
+function runOptions(request: Replies) {
   return {
     ...(request.script_path ? { script_file: request.script_path } : {}),
     ...(request.typed ? { typed: true } : {}),

@@ -7,4 +7,16 @@ export type ResumeRequest = {
 /**
  * The person's answer (needed for a paused run).
  */
-input?: string, script_path?: string, model?: string, typed?: boolean, };
+input?: string, 
+/**
+ * Simulate mode: the agents' replies from this script file instead of a model.
+ */
+script_path?: string, 
+/**
+ * The model every agent uses instead of its own.
+ */
+model?: string, 
+/**
+ * Simulate mode by hand: the person types each agent's reply in its turn.
+ */
+typed?: boolean, };

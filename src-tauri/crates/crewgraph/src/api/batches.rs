@@ -56,6 +56,27 @@ pub struct RunRequest {
     /// The crew file or folder.
     pub crew: String,
     pub input: String,
+    #[serde(flatten)]
+    pub replies: Replies,
+}
+
+/// Go on with a paused run (from the window).
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[ts(export)]
+pub struct ResumeRequest {
+    /// The person's answer (needed for a paused run).
+    #[serde(default)]
+    #[ts(optional)]
+    pub input: Option<String>,
+    #[serde(flatten)]
+    pub replies: Replies,
+}
+
+/// Where the agents' replies come from in a window's run or resume: their models
+/// (or one model for all), a script, or the person typing them.
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[ts(export)]
+pub struct Replies {
     /// Simulate mode: the agents' replies from this script file instead of a model.
     #[serde(default)]
     #[ts(optional)]
@@ -70,34 +91,17 @@ pub struct RunRequest {
     pub typed: Option<bool>,
 }
 
-/// Go on with a paused run (from the window).
-#[derive(Clone, Debug, Default, Deserialize, TS)]
-#[ts(export)]
-pub struct ResumeRequest {
-    /// The person's answer (needed for a paused run).
-    #[serde(default)]
-    #[ts(optional)]
-    pub input: Option<String>,
-    #[serde(default)]
-    #[ts(optional)]
-    pub script_path: Option<String>,
-    #[serde(default)]
-    #[ts(optional)]
-    pub model: Option<String>,
-    #[serde(default)]
-    #[ts(optional)]
-    pub typed: Option<bool>,
-}
-
-/// The run options a window's request stands for. The window's script is the whole
-/// run's, so a resume goes on with the replies the run has not used yet.
-pub fn options(script_path: Option<&str>, model: Option<&str>, typed: bool) -> RunOptions {
-    RunOptions {
-        script: script_path.map(|path| ScriptSource::File(PathBuf::from(path))),
-        model: model.map(str::to_owned),
-        continue_script: true,
-        typed: typed.then(TypedReplies::new),
-        ..RunOptions::default()
+impl Replies {
+    /// The run options they stand for. The window's script is the whole run's, so a
+    /// resume goes on with the replies the run has not used yet.
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            script: self.script_path.as_ref().map(|path| ScriptSource::File(PathBuf::from(path))),
+            model: self.model.clone(),
+            continue_script: true,
+            typed: (self.typed == Some(true)).then(TypedReplies::new),
+            ..RunOptions::default()
+        }
     }
 }
 

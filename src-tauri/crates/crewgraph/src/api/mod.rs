@@ -36,7 +36,7 @@ use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, Sys
 use crewgraph_llm::LocalModel;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
-pub use batches::{forward_batches, options, ResumeRequest, RunBatch, RunRequest, WatchEnd, BATCH_WINDOW};
+pub use batches::{forward_batches, Replies, ResumeRequest, RunBatch, RunRequest, WatchEnd, BATCH_WINDOW};
 pub use editor::{CheckCrew, CrewStore, EditableCrew, Position, RecentCrew, SaveCrew, SavedCrew, RECENT_CREWS};
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;

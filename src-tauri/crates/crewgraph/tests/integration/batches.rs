@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crewgraph::api::{forward_batches, options, Api, RunBatch, WatchEnd};
+use crewgraph::api::{forward_batches, Api, RunBatch, WatchEnd};
 use crewgraph_store::SqliteStore;
 
-use crate::support::{block_on, repo_root};
+use crate::support::{block_on, repo_root, scripted};
 
 
 async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
@@ -31,7 +31,7 @@ fn a_run_arrives_in_batches_holding_every_event_once_in_order() {
     let crews = repo_root().join("crews");
     block_on(async {
         let script = crews.join("scripts/exam.yaml").display().to_string();
-        let id = api.spawn_run(&crews.join("exam.yaml"), "Start the exam", options(Some(&script), None, false)).await.unwrap();
+        let id = api.spawn_run(&crews.join("exam.yaml"), "Start the exam", scripted(&script)).await.unwrap();
         let batches = collect(&api, &id, None).await;
         let last = batches.last().expect("a batch");
         assert_eq!(last.end, Some(WatchEnd::Finished));
@@ -66,13 +66,13 @@ fn resuming_in_the_window_goes_on_with_the_replies_the_run_has_not_used() {
     let api = Api::new(&fixtures).with_sqlite(store);
     block_on(async {
         let script = fixtures.join("interview-script.yaml").display().to_string();
-        let id = api.spawn_run(&fixtures.join("interview.yaml"), "Interview me", options(Some(&script), None, false)).await.unwrap();
+        let id = api.spawn_run(&fixtures.join("interview.yaml"), "Interview me", scripted(&script)).await.unwrap();
         let first = collect(&api, &id, None).await;
         assert!(first.iter().flat_map(|b| &b.events).any(|e| matches!(e.kind, crewgraph_engine::run::EventKind::Paused { .. })), "the host asks first");
         let seen = first.iter().flat_map(|b| &b.events).count() as u64;
 
         // The same script again: the host's first reply is not replayed.
-        api.spawn_resume(&id, Some("Blue"), options(Some(&script), None, false)).await.unwrap();
+        api.spawn_resume(&id, Some("Blue"), scripted(&script)).await.unwrap();
         let rest = collect(&api, &id, Some(seen - 1)).await;
         let replies: Vec<String> = rest
             .iter()

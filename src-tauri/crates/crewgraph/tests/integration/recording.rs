@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use crewgraph::api::{options, read_recording, Api, RECORDING_VERSION};
+use crewgraph::api::{read_recording, Api, RECORDING_VERSION};
 use crewgraph_store::SqliteStore;
 use serde_json::{json, Value};
 
-use crate::support::{block_on, repo_root};
+use crate::support::{block_on, repo_root, scripted};
 
 /// An API over a fresh database, with one finished Simulate run of the exam; its id.
 fn recorded() -> (tempfile::TempDir, Api, crewgraph_engine::RunId) {
@@ -20,7 +20,7 @@ fn recorded() -> (tempfile::TempDir, Api, crewgraph_engine::RunId) {
     let api = Api::new(crews.clone()).with_sqlite(store);
     let script = crews.join("scripts/exam.yaml").display().to_string();
     let id = block_on(async {
-        let id = api.spawn_run(&crews.join("exam.yaml"), "Start the exam", options(Some(&script), None, false)).await.unwrap();
+        let id = api.spawn_run(&crews.join("exam.yaml"), "Start the exam", scripted(&script)).await.unwrap();
         let mut watch = api.watch_run(&id, None).await.unwrap();
         while watch.next().await.is_some() {}
         id

@@ -20,6 +20,12 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap().block_on(future)
 }
 
+/// The options of a window's run (or resume) in Simulate mode with the script file
+/// at `path`.
+pub fn scripted(path: &str) -> crewgraph::api::RunOptions {
+    crewgraph::api::Replies { script_path: Some(path.to_owned()), ..Default::default() }.options()
+}
+
 /// Copies a folder and everything in it (a crew folder into a sandbox).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
