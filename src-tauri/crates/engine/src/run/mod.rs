@@ -9,6 +9,7 @@
 //! [`crate::routing::decider::RouteDecider`] decides after each turn (the
 //! gatekeeper's comes in through [`RunDeps`]).
 
+pub mod calculator;
 pub mod driver;
 pub mod event;
 pub mod history;

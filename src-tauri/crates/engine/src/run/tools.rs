@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::calculator::calculate;
 use super::llm::ToolSpec;
 use super::message::ToolCall;
 use super::time::Clock;
@@ -107,31 +108,6 @@ fn host_of(url: &str) -> Option<String> {
         host_port.split(':').next()?
     };
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
-/// Arithmetic in floating point: integer literals are read as decimals, so `1/2` is 0.5.
-fn calculate(expression: &str) -> Result<String, String> {
-    let literals = regex::Regex::new(r"\b\d+(\.\d+)?([eE][+-]?\d+)?\b").expect("a fixed pattern");
-    let decimal = literals.replace_all(expression, |c: &regex::Captures| {
-        let number = &c[0];
-        if number.contains(['.', 'e', 'E']) { number.to_owned() } else { format!("{number}.0") }
-    });
-    match evalexpr::eval(&decimal) {
-        Ok(evalexpr::Value::Float(x)) if x.is_finite() => Ok(format_number(x)),
-        Ok(evalexpr::Value::Float(_)) => Err(format!("'{expression}' has no finite value")),
-        Ok(evalexpr::Value::Int(n)) => Ok(n.to_string()),
-        Ok(evalexpr::Value::Boolean(b)) => Ok(b.to_string()),
-        Ok(other) => Err(format!("'{expression}' is not a number ({other})")),
-        Err(error) => Err(format!("cannot calculate '{expression}': {error}")),
-    }
-}
-
-fn format_number(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
-    }
 }
 
 #[cfg(test)]
