@@ -10,10 +10,13 @@
 //! the store at the step's end, in one transaction; the sink is then told they are
 //! committed. A run that fails, is cancelled or crashes keeps every committed step.
 
+use std::any::Any;
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -331,12 +334,11 @@ impl<'a> Run<'a> {
         while self.snapshot.status == RunStatus::Running {
             if self.cancel.is_cancelled() {
                 self.finish(RunStatus::Cancelled, None);
-            } else {
-                match self.crew.routing.strategy {
-                    Strategy::Signals => self.signals_step().await,
-                    Strategy::Scoring => self.scoring_step().await,
-                    Strategy::Llm | Strategy::Gatekeeper => self.routed_step().await,
-                }
+            } else if let Err(panic) = AssertUnwindSafe(self.step()).catch_unwind().await {
+                // A defect in Crewgraph, not the crew: this run fails and keeps its
+                // events; the process and its other runs go on.
+                let why = panic_message(panic.as_ref());
+                self.finish(RunStatus::Failed, Some(format!("Crewgraph failed inside this run (a defect, please report it): {why}")));
             }
             let step = self.take_step();
             self.deps.store.append_step(&step).await?;
@@ -350,6 +352,15 @@ impl<'a> Run<'a> {
             handoffs: self.snapshot.handoffs,
             steps: self.snapshot.steps,
         })
+    }
+
+    /// One step of the crew's strategy.
+    async fn step(&mut self) {
+        match self.crew.routing.strategy {
+            Strategy::Signals => self.signals_step().await,
+            Strategy::Scoring => self.scoring_step().await,
+            Strategy::Llm | Strategy::Gatekeeper => self.routed_step().await,
+        }
     }
 
     /// Ends the run (or pauses it) with `status`.
@@ -692,4 +703,13 @@ impl<'a> Run<'a> {
             self.snapshot.current_agent = group.next_agent.clone().unwrap_or_else(|| emitter.clone());
         }
     }
+}
+
+/// What a caught panic said, when it said it as text.
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "an unexpected error".to_owned())
 }
