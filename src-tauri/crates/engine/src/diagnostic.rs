@@ -153,6 +153,10 @@ pub enum Problem {
     /// The registry restricts who may emit this signal.
     #[error("agent '{agent}' is not allowed to emit signal '{signal}'")]
     NotAllowedToEmit { agent: String, signal: String },
+    /// The same signal in two of one agent's rules: only one of them can ever fire
+    /// (an error with a `signals:` registry, a warning without one).
+    #[error("agent '{agent}' has signal '{signal}' in two rules ({first} and {second}); only one of them can ever fire")]
+    RepeatedRule { agent: String, signal: String, first: u32, second: u32, strict: bool },
     /// A rule's target is neither an agent nor a group.
     #[error("signal '{signal}' targets unknown agent '{target}'")]
     UnknownTarget { signal: String, target: String },
@@ -254,7 +258,8 @@ impl Problem {
             | Problem::Unreachable { .. }
             | Problem::NoWayOut { .. }
             | Problem::UnknownTool { .. }
-            | Problem::UnknownKey { .. } => Severity::Warning,
+            | Problem::UnknownKey { .. }
+            | Problem::RepeatedRule { strict: false, .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -294,6 +299,9 @@ impl Problem {
             InvalidSignalFormat { signal } => format!("'{signal}' is not written like a signal. Signals look like [NAME]: a word in square brackets."),
             UnknownSignal { signal } => format!("The signal {signal} is not in this crew's signal list. Add it to the list or pick one that exists."),
             NotAllowedToEmit { agent, signal } => format!("{agent} is not one of the agents allowed to send {signal}."),
+            RepeatedRule { agent, signal, .. } => {
+                format!("{agent} has two routes for {signal}; only one of them is ever taken. Remove one, or give it another signal.")
+            }
             UnknownTarget { signal, target } => format!("{signal} leads to '{target}', but there is no agent or group with that id."),
             TerminateWithTarget { signal, target } => format!("{signal} ends the run, so it cannot also lead to '{target}'. Point it at the End node."),
             RouteNeedsTarget { signal } => format!("{signal} hands the work on, but it does not say to whom. Connect it to an agent."),

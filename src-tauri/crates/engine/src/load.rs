@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::crew::{Crew, CrewLayout};
 use crate::diagnostic::{Diagnostic, Problem, Subject};
-use crate::file::{spec, AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
+use crate::file::{is_null, spec, AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
 use crate::report::Report;
 use crate::validate::{is_valid_agent_id, validate, LoadedAgent};
 
@@ -340,11 +340,16 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
     let lines = yaml_lines(text);
     let end_column = lines.last().map_or(0, |l| l.chars().count()) as u32 + 1;
     report.set_end(source, lines.len() as u32, end_column);
-    let options = LoaderOptions::default().error_on_duplicate_keys(true);
+    // Read with each scalar's quoting kept, for what only quoting tells apart.
+    let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
     // The parser is not ours; a bug in it must not take the app down.
     let parsed = catch_unwind(AssertUnwindSafe(|| marked_yaml::parse_yaml_with_options(source, text, options)));
     let error = match parsed {
-        Ok(Ok(node)) => return Some(node),
+        Ok(Ok(mut node)) => {
+            report_quoted_null_targets(&node, report);
+            allow_coercion(&mut node);
+            return Some(node);
+        }
         Ok(Err(error)) => error,
         Err(_) => {
             report.at_position(source, 1, 1, Problem::Syntax { detail: "the YAML parser could not read this file".into() });
@@ -571,8 +576,49 @@ fn deserialize<T: DeserializeOwned + Serialize>(root: &Node, report: &mut Report
             let segments = resolve_keys(root, &path, &inner);
             let node_span = span_at(root, &segments);
             let span = inner.start_mark().map(Span::new_start).unwrap_or(node_span);
-            report.at(&span, shape_problem(&segments, &inner), Subject::Crew);
+            let written = node_at(root, &segments).and_then(Node::as_scalar).map(|scalar| scalar.as_str());
+            report.at(&span, shape_problem(&segments, &inner, written), Subject::Crew);
             None
+        }
+    }
+}
+
+/// Reports a rule target written as the quoted text `"null"` (or `"~"`): unquoted,
+/// `null` is nothing (the run ends), but quoted it is a name, and no agent has it. The
+/// file model cannot tell the two apart, so the YAML is read for them here.
+fn report_quoted_null_targets(root: &Node, report: &mut Report) {
+    let signals = root
+        .as_mapping()
+        .and_then(|crew| crew.get("routing"))
+        .and_then(Node::as_mapping)
+        .and_then(|routing| routing.get("signals"))
+        .and_then(Node::as_mapping);
+    for (agent, rules) in signals.into_iter().flat_map(|s| s.iter()) {
+        for (index, rule) in rules.as_sequence().into_iter().flat_map(|r| r.iter()).enumerate() {
+            let Some(rule) = rule.as_mapping() else { continue };
+            let signal = rule.get("signal").and_then(Node::as_scalar).map(|s| s.as_str().to_owned()).unwrap_or_default();
+            let targets: Vec<&marked_yaml::types::MarkedScalarNode> = match rule.get("target") {
+                Some(Node::Scalar(target)) => vec![target],
+                Some(Node::Sequence(list)) => list.iter().filter_map(Node::as_scalar).collect(),
+                _ => Vec::new(),
+            };
+            for target in targets.into_iter().filter(|t| !t.may_coerce() && !t.trim().is_empty() && is_null(t.as_str())) {
+                let problem = Problem::UnknownTarget { signal: signal.clone(), target: target.as_str().to_owned() };
+                report.at(target.span(), problem, Subject::Rule { agent: agent.as_str().to_owned(), index: index as u32 });
+            }
+        }
+    }
+}
+
+/// Lets every scalar be read as a number or a boolean again, quoted or not (`"5"`
+/// is 5 in a crew file, as it always was), once quoting has told what it had to.
+fn allow_coercion(root: &mut Node) {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node {
+            Node::Scalar(scalar) => scalar.set_coerce(true),
+            Node::Mapping(mapping) => stack.extend(mapping.values_mut()),
+            Node::Sequence(sequence) => stack.extend(sequence.iter_mut()),
         }
     }
 }
@@ -619,15 +665,17 @@ fn compare(node: &Node, model: &serde_json::Value, path: &mut Vec<Segment>, out:
     }
 }
 
-/// Words for a serde error about the value at `segments`.
-fn shape_problem(segments: &[Segment], error: &marked_yaml::Error) -> Problem {
+/// Words for a serde error about the value at `segments`, `written` as it is when
+/// it is a plain value.
+fn shape_problem(segments: &[Segment], error: &marked_yaml::Error, written: Option<&str>) -> Problem {
     use marked_yaml::Error as E;
     let field = render(segments);
     let field = if field.is_empty() { "crew file".to_owned() } else { field };
+    let not = written.map(|value| format!(", not '{}'", value.chars().take(60).collect::<String>())).unwrap_or_default();
     let detail = match error {
-        E::NotBoolean(_) => "must be true or false".to_owned(),
-        E::IntegerParseFailure(..) => "must be a whole number (0 or more)".to_owned(),
-        E::FloatParseFailure(..) => "must be a number".to_owned(),
+        E::NotBoolean(_) => format!("must be true or false{not}"),
+        E::IntegerParseFailure(..) => format!("must be a whole number (0 or more){not}"),
+        E::FloatParseFailure(..) => format!("must be a number{not}"),
         E::UnknownFieldError(key, ..) => format!("has an unknown key '{key}'"),
         E::Other(message, _) => {
             if let Some(rest) = message.strip_prefix("missing field `") {
@@ -636,22 +684,61 @@ fn shape_problem(segments: &[Segment], error: &marked_yaml::Error) -> Problem {
                 path.push(Segment::Key(missing.to_owned()));
                 return Problem::MissingField { field: render(&path) };
             }
-            match message.strip_prefix("invalid type: ").and_then(|rest| rest.split_once(", expected ")) {
-                Some((found, expected)) => {
-                    let expected = expected.replace("a sequence", "a list").replace("a map", "a mapping");
-                    format!("should be {expected}, not {}", describe_found(found))
-                }
-                None => message.clone(),
+            if let Some((found, expected)) = message.strip_prefix("invalid type: ").and_then(|rest| rest.split_once(", expected ")) {
+                format!("should be {}, not {}", plain_expected(expected), describe_found(found))
+            } else if let Some((found, expected)) = message.strip_prefix("invalid value: ").and_then(|rest| rest.split_once(", expected ")) {
+                format!("should be {}, not {}", plain_expected(expected), describe_found(found))
+            } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+                let (given, allowed) = rest.split_once("`, expected ").unwrap_or((rest.trim_end_matches('`'), ""));
+                let allowed = allowed.trim_start_matches("one of ").replace('`', "");
+                format!("'{given}' is not one of its values ({allowed})")
+            } else if message.contains("did not match any variant") {
+                "has a form this field does not take".to_owned()
+            } else if let Some(rest) = message.strip_prefix("invalid length ") {
+                let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, "another length"));
+                format!("should have {}, not {found}", plain_expected(expected))
+            } else {
+                plain_expected(message)
             }
         }
     };
     Problem::WrongType { field, detail }
 }
 
+/// serde's name for what it expected, in a person's words: never a Rust type.
+fn plain_expected(expected: &str) -> String {
+    let expected = expected.trim();
+    let words = match expected {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number (0 or more)",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        "f32" | "f64" => "a number",
+        "a string" | "string" | "a borrowed string" => "text",
+        "a boolean" | "bool" => "true or false",
+        "a sequence" | "sequence" => "a list",
+        "a map" | "map" => "a mapping",
+        "a character" | "char" => "one character",
+        _ if expected.starts_with("struct ") || expected.starts_with("map ") => "a mapping",
+        _ if expected.starts_with("tuple struct ") || expected.starts_with("a tuple") => "a list",
+        _ if expected.starts_with("enum ") || expected.starts_with("variant ") => "one of its allowed forms",
+        _ if expected.starts_with("unit ") => "empty",
+        _ => return expected.replace('`', "'"),
+    };
+    words.to_owned()
+}
+
+/// serde's name for what it found (`string "x"`, `integer -1`, `map`), in words.
 fn describe_found(found: &str) -> String {
     match found {
         "map" => "a mapping".into(),
         "sequence" => "a list".into(),
-        other => other.replace("string ", "the text "),
+        "unit value" => "nothing".into(),
+        other => other
+            .replace("string ", "the text ")
+            .replace("integer `", "")
+            .replace("floating point `", "")
+            .replace("boolean `", "")
+            .replace('`', "")
+            .replace("integer ", "")
+            .replace("floating point ", ""),
     }
 }

@@ -79,6 +79,11 @@ impl Report {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// How many errors have been reported so far.
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
     /// The diagnostics, ordered by file (in the order the files were read), line and column.
     pub fn finish(self) -> Vec<Diagnostic> {
         let order = |d: &Diagnostic| {

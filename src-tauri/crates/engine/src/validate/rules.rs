@@ -101,13 +101,30 @@ pub(super) fn build_rules(
             report.at(agent.span(), problem, Subject::Crew);
             continue;
         }
-        let mut kept = Vec::new();
+        let mut kept: Vec<Rule> = Vec::new();
+        // The rules that checked out without an error, for the repeat check.
+        let mut sound: Vec<usize> = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
             let subject = Subject::Rule { agent: agent.to_string(), index: index as u32 };
             let context = RuleContext { registry, refused, agents, groups, strict };
-            if let Some(rule) = check_rule(agent, index, rule, &context, subject, report) {
-                kept.push(rule);
+            let errors_before = report.error_count();
+            let Some(checked) = check_rule(agent, index, rule, &context, subject.clone(), report) else { continue };
+            if report.error_count() == errors_before {
+                // Of two rules for one signal, the matcher only ever takes one (a rule
+                // with an error of its own is reported for that alone).
+                let same = |earlier: &Rule| match (earlier.signal_index, checked.signal_index) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => earlier.signal == checked.signal,
+                };
+                if let Some(first) = sound.iter().map(|&i| &kept[i]).find(|earlier| same(earlier)) {
+                    let (first, second) = (first.index, checked.index);
+                    let problem = Problem::RepeatedRule { agent: agent.to_string(), signal: checked.signal.to_string(), first, second, strict };
+                    let at = rule.signal.as_ref().map_or(*rule.span(), |s| *s.span());
+                    report.at(&at, problem, subject);
+                }
+                sound.push(kept.len());
             }
+            kept.push(checked);
         }
         out.push((AgentId::from(agent.as_str()), kept));
     }

@@ -86,7 +86,7 @@ fn agent_file_problems_name_the_agent_file_and_its_own_fields() {
     let agent = "id: b\nis_terminal: true\ntemperature: warm\n";
     let dir = crew_dir(&[("crew.yaml", TWO_AGENTS), ("agents/a.yaml", AGENT_A), ("agents/b.yaml", agent)]);
     // Inside an agent file the field is `temperature`, not `agents[1].temperature`.
-    assert_eq!(problems(dir.path()), [format!("agents/b.yaml:{}: 'temperature' must be a number", pos(agent, "warm"))]);
+    assert_eq!(problems(dir.path()), [format!("agents/b.yaml:{}: 'temperature' must be a number, not 'warm'", pos(agent, "warm"))]);
 }
 
 #[test]
@@ -111,7 +111,7 @@ fn problems_are_listed_crew_yaml_first_then_agent_files_in_crew_order() {
         [
             "crew.yaml:2:14: entry_point 'z' is not an agent",
             "agents/a.yaml:2:14: agent 'a' temperature 9 is out of range (0 to 2)",
-            "agents/b.yaml:2:14: 'is_terminal' must be true or false",
+            "agents/b.yaml:2:14: 'is_terminal' must be true or false, not 'maybe'",
         ]
     );
 }

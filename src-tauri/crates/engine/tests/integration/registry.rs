@@ -88,6 +88,8 @@ routing:
         [
             at(yaml, "b }", "parallel signal '[FAN_OUT]' must target a parallel group, got 'b'"),
             at(yaml, "b] }", "only broadcast signals can have several targets; '[NEXT]' has 2"),
+            // Both [WAIT] rules check out, but only the first can ever pause the run.
+            at_nth(yaml, "\"[WAIT]\"", 1, "agent 'a' has signal '[WAIT]' in two rules (3 and 4); only one of them can ever fire"),
         ]
     );
     let crew = loaded.crew.unwrap();

@@ -240,7 +240,7 @@ routing:
     b:
       - signal: [oops]
 "#;
-    let message = "'routing.signals.b[0].signal' should be a string, not a list";
+    let message = "'routing.signals.b[0].signal' should be text, not a list";
     assert_eq!(all(&load(yaml)), [at(yaml, "[oops]", message)]);
 }
 
@@ -261,16 +261,16 @@ fn wrong_kind_of_value_in_a_parallel_group_names_the_group() {
 #[test]
 fn non_boolean_agent_behaviour_names_the_agent_and_the_key() {
     let yaml = "entry_point: a\nagents:\n  - id: a\n  - id: b\nrouting:\n  agent_behaviors:\n    a: { is_terminal: true }\n    b: { is_terminal: sure }\n";
-    let message = "'routing.agent_behaviors.b.is_terminal' must be true or false";
+    let message = "'routing.agent_behaviors.b.is_terminal' must be true or false, not 'sure'";
     assert_eq!(all(&load(yaml)), [at(yaml, "sure", message)]);
 }
 
 #[test]
 fn wrong_kind_of_value_in_an_agent_names_the_agent_by_index() {
     let yaml = "entry_point: a\nagents:\n  - id: a\n    temperature: hot\n";
-    assert_eq!(all(&load(yaml)), [at(yaml, "hot", "'agents[0].temperature' must be a number")]);
+    assert_eq!(all(&load(yaml)), [at(yaml, "hot", "'agents[0].temperature' must be a number, not 'hot'")]);
     let problem = &load(yaml).diagnostics[0].problem;
-    assert_eq!(*problem, Problem::WrongType { field: "agents[0].temperature".into(), detail: "must be a number".into() });
+    assert_eq!(*problem, Problem::WrongType { field: "agents[0].temperature".into(), detail: "must be a number, not 'hot'".into() });
 }
 
 #[test]
@@ -279,4 +279,40 @@ fn warnings_alone_do_not_make_a_crew_invalid() {
     let loaded = load(yaml);
     assert!(loaded.is_valid());
     assert_eq!(warnings(&loaded), [at_nth(yaml, "lonely", 0, "warning: agent 'lonely' is not reached by any route")]);
+}
+
+#[test]
+fn negative_numbers_are_refused_naming_the_value() {
+    let yaml = "entry_point: a\nmax_handoffs: -1\nsettings:\n  timeout_seconds: -5\nagents:\n  - id: a\n    is_terminal: true\n";
+    let found = all(&load(yaml));
+    assert!(found.iter().any(|m| m.contains("'max_handoffs'") && m.contains("-1")), "{found:?}");
+    for message in &found {
+        for rust in ["u32", "u64", "i64", "struct ", "enum ", "mappingping"] {
+            assert!(!message.contains(rust), "{message}");
+        }
+    }
+}
+
+#[test]
+fn a_mapping_where_a_value_belongs_is_said_without_rust_names() {
+    let yaml = "entry_point: a\ntools: fetch\nagents:\n  - id: a\n    is_terminal: true\n    primary: gpt\n";
+    for message in all(&load(yaml)) {
+        assert!(!message.contains("File") && !message.contains("struct") && !message.contains("mappingping"), "{message}");
+        assert!(message.contains("should be a mapping"), "{message}");
+    }
+}
+
+#[test]
+fn the_quoted_text_null_as_a_target_is_an_unknown_agent_not_the_end() {
+    let yaml = "entry_point: a\nagents:\n  - id: a\n  - id: b\nrouting:\n  signals:\n    a:\n      - { signal: \"[DONE]\", target: null }\n      - { signal: \"[NEXT]\", target: \"null\" }\n      - { signal: \"[GO]\", target: b }\n";
+    assert_eq!(errors(&load(yaml)), [at(yaml, "\"null\"", "signal '[NEXT]' targets unknown agent 'null'")]);
+}
+
+#[test]
+fn the_same_signal_twice_in_one_agents_rules_is_a_warning_without_a_registry() {
+    let yaml = "entry_point: a\nagents:\n  - id: a\n  - id: b\n    is_terminal: true\nrouting:\n  signals:\n    a:\n      - { signal: \"[NEXT]\", target: b }\n      - { signal: \"[NEXT]\", target: a }\n";
+    let loaded = load(yaml);
+    assert!(loaded.is_valid(), "{:?}", all(&loaded));
+    let message = "warning: agent 'a' has signal '[NEXT]' in two rules (0 and 1); only one of them can ever fire";
+    assert!(warnings(&loaded).contains(&at_nth(yaml, "\"[NEXT]\"", 1, message)), "{:?}", warnings(&loaded));
 }
