@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
+import { CANVAS_STATE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -28,26 +29,46 @@ after(async () => {
   await session?.end();
 });
 
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Opens a crew through the window's automation hook and waits for its header. */
+/** Opens a crew through the window's automation hook; waits until it is open (the
+ * hook's promise answered) and its header shows. */
 async function openCrew(path) {
-  await session.until("the automation hook", () => session.execute("return Boolean(window.crewgraph)"));
-  await session.execute("window.crewgraph.openCrew(arguments[0])", [path]);
-  await session.waitFor(".crew-header h1");
+  await session.waitFor(() => session.execute("return Boolean(window.crewgraph)"), { message: "the automation hook" });
+  await session.execute(
+    `window.__opened = null;
+     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
+    [path],
+  );
+  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
+  await session.visible(".crew-header h1");
 }
+
+/** Waits until the canvas is at rest: no glide of the view under way, and the view
+ * and every card where they were a moment ago (a fit, a layout or a zoom done). */
+const canvasAtRest = (why) => session.waitForStable(() => session.execute(CANVAS_STATE), { message: `the canvas to come to rest ${why}` });
+
+/** Clears the selection (Escape), fits the whole crew in view (the toolbar's Fit)
+ * and waits for the glide to end. */
+async function fitAll() {
+  await session.keys("\uE00C");
+  await session.click('.toolbar button[title^="Fit the whole crew"]');
+  await canvasAtRest("after fitting the crew in view");
+}
+
+/** The names of the agents the editor has selected (its inspector shows them). */
+const inspected = () => session.texts(".ins h2");
 
 /** The input or textarea whose label starts with `label`, inside `scope`. */
 async function field(scope, label) {
-  return session.until(`the field '${label}'`, async () => {
-    const element = await session.execute(
-      `const [scope, label] = arguments;
-       const found = [...document.querySelectorAll(scope + " label")].find((l) => l.textContent.trim().startsWith(label));
-       return found ? (found.control ?? document.getElementById(found.htmlFor)) : null;`,
-      [scope, label],
-    );
-    return element;
-  });
+  return session.waitFor(
+    () =>
+      session.execute(
+        `const [scope, label] = arguments;
+         const found = [...document.querySelectorAll(scope + " label")].find((l) => l.textContent.trim().startsWith(label));
+         return found ? (found.control ?? document.getElementById(found.htmlFor)) : null;`,
+        [scope, label],
+      ),
+    { message: `the field '${label}'` },
+  );
 }
 
 async function typeInto(element, text) {
@@ -58,23 +79,26 @@ async function typeInto(element, text) {
 
 async function addAgent(id, name, role) {
   await session.click(".toolbar .primary");
-  await session.waitFor('[role="dialog"] h2');
+  await session.visible('[role="dialog"] h2');
   await typeInto(await field('[role="dialog"]', "Name"), name);
   await typeInto(await field('[role="dialog"]', "Id"), id);
   await typeInto(await field('[role="dialog"]', "Role"), role);
-  const [submit] = await session.find('[role="dialog"] button[type="submit"]');
-  await session.call("POST", `/element/${submit}/click`, {});
-  await session.until(`${name}'s card`, async () => (await session.texts(".react-flow__node-agent .agent-name")).includes(name));
+  await session.click('[role="dialog"] button[type="submit"]');
+  await session.waitFor(async () => (await session.texts(".react-flow__node-agent .agent-name")).includes(name), { message: `${name}'s card` });
+  await session.waitFor(async () => (await session.find('[role="dialog"]')).length === 0, { message: "the new-agent dialog to close" });
 }
 
 /** Draws an edge from an agent card's out-handle to a node and answers the dialog. */
 async function connect(fromAgent, toNode, signal, where = "") {
+  // Not while React Flow is still placing or gliding the cards: the drag's ends are
+  // taken where the cards are when it starts.
+  await canvasAtRest(`before drawing ${signal}`);
   await session.drag(`.react-flow__node[data-id="agent:${fromAgent}"] .react-flow__handle.source`, `.react-flow__node[data-id="${toNode}"] ${where}`.trim());
-  await session.waitFor(".connect-dialog h2");
+  await session.visible(".connect-dialog h2");
   await session.type('.connect-dialog input[name="signal"]', signal);
-  await session.until("the signal to check out", async () => session.execute(`return !document.querySelector('.connect-dialog button[type="submit"]').disabled`));
+  // (The submit button is enabled once the signal checks out; click waits for that.)
   await session.click('.connect-dialog button[type="submit"]');
-  await session.until("the dialog to close", async () => (await session.find(".connect-dialog")).length === 0);
+  await session.waitFor(async () => (await session.find(".connect-dialog")).length === 0, { message: "the connect dialog to close" });
 }
 
 const problems = () => session.texts(".problem .problem-plain");
@@ -84,47 +108,56 @@ const pills = () => session.execute(`return [...document.querySelectorAll('.edge
 test("a crew is built on an empty canvas, checked live, saved and reopened as the expected YAML", async () => {
   const lab = `${CREWS}/lab.yaml`;
   await openCrew(lab);
-  await session.waitFor(".canvas-hint");
+  await session.visible(".canvas-hint");
   await session.screenshot(`${OUT}/10-editor-empty.png`);
 
   await addAgent("teacher", "Teacher", "Asks one question at a time");
   // An agent with no way to finish or hand off: the engine says so, live, on its card
   // and in the list; the problem goes away once the teacher can finish (below).
-  await session.until("the no-way-out problem", async () => (await problems()).join("\n").match(/teacher has no way to finish/));
+  await session.waitFor(async () => (await problems()).join("\n").match(/teacher has no way to finish/), { message: "the no-way-out problem" });
   assert.deepEqual(await session.execute(`return [...document.querySelectorAll('.agent-card.has-warning .agent-name')].map((n) => n.textContent)`), ["Teacher"]);
   await session.screenshot(`${OUT}/11-editor-problem.png`);
   await addAgent("student", "Student", "Answers");
   await addAgent("reporter", "Reporter", "Keeps score");
 
-  // Student and reporter side by side: select both, make a group.
-  await session.keys("\uE00C");
-  await session.keys("f"); // the whole crew in view
-  await pause(500);
+  // Student and reporter side by side: select both, make a group. Each click only
+  // once the one before has been taken in: the student alone selected (in the
+  // editor's own state, which the inspector shows) before the reporter is added.
+  await fitAll();
   await session.click('.react-flow__node[data-id="agent:student"]');
+  await session.waitFor(async () => (await inspected()).includes("Student"), { message: "the student selected, in the inspector" });
   await session.clickWith('.react-flow__node[data-id="agent:reporter"] .agent-name', CONTROL);
-  await session.until("two selected", async () => (await session.find(".react-flow__node.selected")).length === 2);
+  await session.waitFor(async () => (await session.find(".react-flow__node.selected")).length === 2 && (await session.texts(".ins-panel .ins-text")).includes("2 agents"), {
+    message: async () => `two selected (selected: ${JSON.stringify(await session.execute(`return [...document.querySelectorAll('.react-flow__node.selected')].map((n) => n.getAttribute('data-id'))`))}; the inspector: ${JSON.stringify(await session.texts(".ins h2, .ins-panel .ins-text"))})`,
+  });
   await session.click('.toolbar button[title^="Make a parallel group"]');
-  await session.until("the group frame", async () => (await session.find(".react-flow__node-group")).length === 1);
-  await session.keys("\uE00C");
-  await session.keys("f"); // everything in view again
-  await pause(500);
+  await session.waitFor(async () => (await session.find(".react-flow__node-group")).length === 1, { message: "the group frame" });
+  await fitAll();
+  await session.waitFor(async () => JSON.stringify(await session.texts(".group-name")) === '["group_1"]', {
+    message: async () => `the group's name on its frame (visible: ${JSON.stringify(await session.texts(".group-name"))})`,
+  });
   await session.screenshot(`${OUT}/12-editor-grouped.png`);
-  assert.deepEqual(await session.texts(".group-name"), ["group_1"]);
 
   // The teacher's [QUESTION] goes to the group; [END_EXAM] into the End node finishes the run.
   await connect("teacher", "group:group_1", "[QUESTION]", ".group-header"); // the frame, not a card inside it
-  await session.until("the parallel edge", async () => (await pills()).some((p) => p.includes("[QUESTION]")));
+  await session.waitFor(async () => (await pills()).some((p) => p.includes("[QUESTION]")), { message: "the parallel edge's pill" });
   await connect("teacher", "end", "[END_EXAM]");
-  await session.until("the terminate edge", async () => (await pills()).some((p) => p.includes("[END_EXAM]")));
-  await session.until("the no-way-out problem to go", async () => !(await problems()).join("\n").match(/teacher has no way to finish/));
-  assert.deepEqual((await problems()).filter((p) => p), [], "the finished crew has no problems");
-  assert.match((await session.texts(".crew-status"))[0], /Ready to run/);
+  await session.waitFor(async () => (await pills()).some((p) => p.includes("[END_EXAM]")), { message: "the terminate edge's pill" });
+  // The engine's verdict on the finished crew (not one on the way to it): no check
+  // under way, no problems, ready to run.
+  await session.waitFor(
+    async () =>
+      (await session.find(".crew-status.checking")).length === 0 &&
+      (await problems()).filter((p) => p).length === 0 &&
+      /Ready to run/.test((await session.texts(".crew-status"))[0] ?? ""),
+    { message: async () => `the finished crew checked with no problems (problems: ${JSON.stringify(await problems())}; status: ${JSON.stringify(await session.texts(".crew-status"))})` },
+  );
   await session.screenshot(`${OUT}/12-editor-built.png`);
 
   // Save (Ctrl+S): the unsaved dot goes, the file holds exactly the expected YAML.
   assert.equal((await session.find(".dirty-dot")).length, 1, "unsaved changes are marked");
   await session.keys(CONTROL, "s");
-  await session.until("the save", async () => (await session.find(".dirty-dot")).length === 0);
+  await session.waitFor(async () => (await session.find(".dirty-dot")).length === 0, { message: "the save (the unsaved dot to go)" });
   const saved = await readFile(lab, "utf8");
   await writeFile(`${OUT}/lab-saved.yaml`, saved);
   assert.equal(saved, await readFile(new URL("./fixtures/lab-expected.yaml", import.meta.url), "utf8"));
@@ -132,10 +165,10 @@ test("a crew is built on an empty canvas, checked live, saved and reopened as th
 
   // Back to the start, open it again: the same crew, the cards where they were.
   await session.click(".brand");
-  await session.waitFor(".crew-card");
+  await session.visible(".crew-card");
   await openCrew(lab);
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 3 });
-  await pause(300);
+  await session.visible(".react-flow__node-agent .agent-name", { count: 3 });
+  await canvasAtRest("after reopening the crew");
   await session.screenshot(`${OUT}/13-editor-reopened.png`);
   assert.deepEqual((await session.texts(".react-flow__node-agent .agent-name")).sort(), ["Reporter", "Student", "Teacher"]);
   assert.deepEqual(await session.texts(".group-name"), ["group_1"]);
@@ -143,23 +176,32 @@ test("a crew is built on an empty canvas, checked live, saved and reopened as th
 });
 
 test("undo and redo walk back and forth through edits, and delete takes an agent's routes with it", async () => {
+  const names = () => session.texts(".react-flow__node-agent .agent-name");
+  const unsaved = async () => (await session.find(".dirty-dot")).length;
+  // Delete acts on what the editor has selected, and only once the engine's verdict
+  // on the crew is in (it waits for a check under way): both first.
   await session.click('.react-flow__node[data-id="agent:reporter"]');
+  await session.waitFor(async () => (await inspected()).includes("Reporter") && (await session.find(".crew-status.checking")).length === 0, {
+    message: "the reporter selected (in the inspector) and the crew checked",
+  });
   await session.keys("\uE017"); // Delete
-  await session.until("the reporter to go", async () => !(await session.texts(".react-flow__node-agent .agent-name")).includes("Reporter"));
+  await session.waitFor(async () => !(await names()).includes("Reporter"), { message: "the reporter to go" });
+  assert.equal(await unsaved(), 1, "a deletion is an unsaved change");
   await session.keys(CONTROL, "z");
-  await session.until("the reporter to come back", async () => (await session.texts(".react-flow__node-agent .agent-name")).includes("Reporter"));
+  await session.waitFor(async () => (await names()).includes("Reporter"), { message: "the reporter to come back (undo)" });
   await session.keys(CONTROL, SHIFT, "z");
-  await session.until("the reporter to go again", async () => !(await session.texts(".react-flow__node-agent .agent-name")).includes("Reporter"));
+  await session.waitFor(async () => !(await names()).includes("Reporter"), { message: "the reporter to go again (redo)" });
   await session.keys(CONTROL, "z");
-  await session.until("the reporter back", async () => (await session.texts(".react-flow__node-agent .agent-name")).includes("Reporter"));
-  assert.equal((await session.find(".dirty-dot")).length, 0, "undoing back to the saved crew leaves nothing unsaved");
+  await session.waitFor(async () => (await names()).includes("Reporter"), { message: "the reporter back (undo)" });
+  // Undone back to the saved crew: nothing unsaved (the dot goes with the same update).
+  await session.waitFor(async () => (await unsaved()) === 0, { message: "no unsaved changes after undoing back to the saved crew" });
 });
 
 test("a 1,000-agent crew pans and zooms smoothly", async () => {
   await openCrew(BIG);
   // Zoomed out to show all of it, the crew is painted as one picture (FarView).
-  await session.until("the crew's picture", async () => (await session.find(".far-view canvas")).length === 1, 60000);
-  await pause(500);
+  await session.waitFor(async () => (await session.find(".far-view canvas")).length === 1, { message: "the 1,000-agent crew's picture (FarView)", timeout: 120_000 });
+  await canvasAtRest("with the whole 1,000-agent crew in view");
   const measure = (label, zoomed) =>
     session.call("POST", "/execute/async", {
       script: `
@@ -184,7 +226,10 @@ test("a 1,000-agent crew pans and zooms smoothly", async () => {
             window.dispatchEvent(new MouseEvent('mousemove', { clientX: at.clientX + dx, clientY: at.clientY, buttons: 1, bubbles: true }));
             window.dispatchEvent(new MouseEvent('mouseup', { clientX: at.clientX + dx, clientY: at.clientY, bubbles: true }));
           }
-          if (step < 180 && now - started < 8000) requestAnimationFrame(tick);
+          // About 180 frames or 8 s, whichever comes first — but at least 30 frames
+          // (within a minute), so a slow machine gives slow figures, not none.
+          const elapsed = now - started;
+          if ((step < 180 && elapsed < 8000) || (step < 30 && elapsed < 60000)) requestAnimationFrame(tick);
           else {
             const sorted = frames.slice(1).sort((a, b) => a - b);
             done({ median: sorted[Math.floor(sorted.length / 2)], p95: sorted[Math.floor(sorted.length * 0.95)], frames: sorted.length });
@@ -196,15 +241,19 @@ test("a 1,000-agent crew pans and zooms smoothly", async () => {
   const wholePan = await measure("the whole crew, panning", false);
   const wholeZoom = await measure("the whole crew, zooming", true);
   await session.screenshot(`${OUT}/14-editor-1000-agents.png`);
-  // Zoomed in to where cards are readable (React Flow draws the cards in view).
+  // Zoomed in to where cards are readable (React Flow draws the cards in view): from
+  // the whole crew fitted again (the measurements above pan and zoom by as much as
+  // the frames they got, so they leave the view somewhere else on a slower machine),
+  // towards the middle of the pane, where the fitted crew is.
+  await fitAll();
   await session.execute(`
     const pane = document.querySelector('.react-flow__pane');
     const box = pane.getBoundingClientRect();
     const zoom = () => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a;
     for (let i = 0; i < 80 && zoom() < 0.9; i++)
-      pane.dispatchEvent(new WheelEvent('wheel', { clientX: box.left + 200, clientY: box.top + 150, deltaY: -300, bubbles: true, cancelable: true }));`);
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 4 });
-  await pause(500);
+      pane.dispatchEvent(new WheelEvent('wheel', { clientX: box.left + box.width / 2, clientY: box.top + box.height / 2, deltaY: -300, bubbles: true, cancelable: true }));`);
+  await session.visible(".react-flow__node-agent .agent-name", { count: 4, timeout: 120_000 });
+  await canvasAtRest("zoomed in on the 1,000-agent crew");
   const closePan = await measure("cards readable, panning", false);
   const closeZoom = await measure("cards readable, zooming", true);
   await session.screenshot(`${OUT}/15-editor-1000-agents-near.png`);
@@ -217,9 +266,8 @@ test("a 1,000-agent crew pans and zooms smoothly", async () => {
   };
   await writeFile(`${OUT}/canvas-fps.json`, JSON.stringify(figures, null, 2));
   console.log(`canvas with 1,000 agents and 3,000 edges: ${JSON.stringify(figures)}`);
-  const whole = wholePan;
-  const close = closePan;
-  assert.ok(whole.frames > 10 && close.frames > 10, "frames were measured");
+  // Figures, not thresholds: only that each measurement saw frames go by.
+  for (const [what, m] of Object.entries({ wholePan, wholeZoom, closePan, closeZoom })) assert.ok(m.frames > 1, `frames were measured (${what}: ${m.frames})`);
 });
 
 async function cardPosition(agent) {

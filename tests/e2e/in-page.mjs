@@ -16,5 +16,20 @@ export const RECORD_ACTIVE = `
   window.__observer.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
   note();`;
 
+/** Where the canvas is: the view's transform and each drawn node's box on screen —
+ * or null while React Flow's view is gliding (d3 keeps a running transition on the
+ * zoom pane as `__transition`, from the moment it is asked to move to the end of the
+ * last frame). Read twice a moment apart and the same, the canvas is at rest: no
+ * glide, no layout still moving the cards. */
+export const CANVAS_STATE = `
+  const pane = document.querySelector('.react-flow__renderer');
+  const viewport = document.querySelector('.react-flow__viewport');
+  if (!pane || !viewport || pane.__transition) return null;
+  const nodes = [...document.querySelectorAll('.react-flow__node')].map((node) => {
+    const r = node.getBoundingClientRect();
+    return [node.getAttribute('data-id'), Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height), getComputedStyle(node).visibility];
+  });
+  return { transform: viewport.style.transform, nodes };`;
+
 /** A script's statements as one expression, for playwright's `page.evaluate`. */
 export const asExpression = (script) => `(() => {${script}\n})()`;

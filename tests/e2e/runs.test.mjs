@@ -25,23 +25,41 @@ after(async () => {
   await session?.end();
 });
 
+/** Opens a crew through the window's automation hook; waits until it is open (the
+ * hook's promise answered) and its header shows. */
 async function openCrew(path) {
-  await session.until("the automation hook", () => session.execute("return Boolean(window.crewgraph)"));
-  await session.execute("window.crewgraph.openCrew(arguments[0])", [path]);
-  await session.waitFor(".crew-header h1");
+  await session.waitFor(() => session.execute("return Boolean(window.crewgraph)"), { message: "the automation hook" });
+  await session.execute(
+    `window.__opened = null;
+     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
+    [path],
+  );
+  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
+  await session.visible(".crew-header h1");
 }
 
-/** Unfolds the run panel, chooses Simulate in the model list; the crew's own
- * script is picked for it. */
+/** Unfolds the run panel, chooses Simulate in the model list (once the list offers
+ * it); the crew's own script is picked for it. */
 async function simulate(script) {
   await session.click('.run-dock-toggle[aria-expanded="false"]');
-  await session.execute(`
-    const select = document.querySelector('.run-select');
-    const option = [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-    const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
-    set.call(select, option.value);
-    select.dispatchEvent(new Event('change', { bubbles: true }));`);
-  await session.until(`the script ${script}`, async () => (await session.texts(".run-script-name")).includes(script));
+  await session.waitFor(
+    () =>
+      session.execute(`
+        const select = document.querySelector('.run-select');
+        const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
+        if (!option) return false;
+        const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+        set.call(select, option.value);
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+        return true;`),
+    { message: "the model list to offer Simulate" },
+  );
+  await session.waitFor(async () => (await session.texts(".run-script-name")).includes(script), { message: `the script ${script}` });
+}
+
+/** Waits until the run's status matches `pattern`. */
+async function statusIs(pattern, what) {
+  await session.waitFor(async () => pattern.test(await status()), { message: async () => `${what}: a status matching ${pattern} (it says: ${JSON.stringify(await status())})` });
 }
 
 /** Records, in the page, every agent card that becomes active, in order. */
@@ -56,14 +74,14 @@ const RESUME = ".run-buttons .run-button:nth-child(3)";
 
 test("an interview runs in Simulate mode: the highlight moves, the tracker explains, the pause asks and resumes", async () => {
   await openCrew(`${CREWS}/interview.yaml`);
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
   await simulate("interview.yaml");
   await recordActive();
   await session.type(".run-input", "Interview me about colours");
   await session.click(RUN);
 
   // The host asks: the run pauses, the Wait node is active, the panel asks for an answer.
-  await session.until("the pause", async () => (await status()).startsWith("Paused"), 20000);
+  await statusIs(/^Paused/, "the pause");
   assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
   assert.match((await session.texts(".run-label"))[0], /The crew is waiting for you: Host/);
   assert.equal((await session.find(".wait-node.run-waiting, .wait-node.run-active")).length, 1, "the Wait node shows the crew waiting");
@@ -71,7 +89,7 @@ test("an interview runs in Simulate mode: the highlight moves, the tracker expla
 
   await session.type(".run-input", "Blue");
   await session.click(RESUME);
-  await session.until("the end", async () => (await status()).startsWith("Finished"), 20000);
+  await statusIs(/^Finished/, "the end");
   assert.equal(await status(), "Finished: Writer said [DONE]");
   const active = await session.execute("return window.__active");
   assert.deepEqual(active, ["Host", "Writer"], `the highlight moved ${active.join(" → ")}`);
@@ -92,47 +110,56 @@ test("Stop ends a run cancelled, and pressing it twice does no harm", async () =
   await session.execute(`window.__observer?.disconnect()`);
   await session.type(".run-input", "Another interview");
   await session.click(RUN);
-  await session.until("the host at work", async () => (await session.find(".agent-card.run-active")).length === 1, 15000);
+  await session.waitFor(async () => (await session.find(".agent-card.run-active")).length === 1, { message: "the host at work" });
   await session.click(STOP);
   await session.execute(`document.querySelector(arguments[0]).click()`, [STOP]);
-  await session.until("the cancellation", async () => /^Cancelled|Stopped by you/.test(await status()), 15000);
+  await statusIs(/^Cancelled|Stopped by you/, "the cancellation");
   assert.equal((await session.find(".run-error")).length, 0, "a second Stop is not an error");
   await session.screenshot(`${OUT}/22-run-cancelled.png`);
 });
 
 test("a stored run is replayed on the graph from the runs list", async () => {
-  await session.until("the runs list", async () => (await session.find(".runs-list .sidebar-item")).length >= 2);
+  await session.waitFor(async () => (await session.find(".runs-list .sidebar-item")).length >= 2, { message: "two runs in the runs list" });
   // Newest first: the cancelled run, then the finished interview.
-  const [, finished] = await session.find(".runs-list .sidebar-item");
-  await session.call("POST", `/element/${finished}/click`, {});
-  await session.until("the replay", async () => (await status()).startsWith("Replay"), 15000);
-  await session.waitFor(".run-replay");
-  await session.until("the replay to reach the end", async () => /Finished: Writer said \[DONE\]/.test(await status()), 30000);
+  await session.click(".runs-list li:nth-child(2) .sidebar-item");
+  await statusIs(/^Replay/, "the replay");
+  await session.visible(".run-replay");
+  await statusIs(/Finished: Writer said \[DONE\]/, "the replay to reach the end");
   await session.screenshot(`${OUT}/23-run-replayed.png`);
 });
 
 test("Settings: a model is added, made the default and removed; the list shows no key", async () => {
   await session.click(".sidebar-bottom .sidebar-item");
-  await session.waitFor(".settings-model strong");
+  await session.visible(".settings-model strong");
   assert.deepEqual(await session.texts(".settings-model strong"), ["local"]);
   await session.type('.settings-add input[name="model-name"]', "fast");
   await session.type('.settings-add input[name="provider-model"]', "gpt-4o-mini");
   await session.click('.settings-add button[type="submit"]');
-  await session.until("the new model", async () => (await session.texts(".settings-model strong")).includes("fast"));
+  await session.waitFor(async () => (await session.texts(".settings-model strong")).includes("fast"), { message: "the new model in the list" });
   // The first model of one's own may become the default by itself; else choose it.
-  const byText = (model, text) =>
+  const isDefault = async (model) => (await session.texts(".settings-model.default strong")).includes(model);
+  /** Clicks `model`'s button reading `text` if it is there and enabled; says whether. */
+  const press = (model, text) =>
     session.execute(
-      `const b = [...document.querySelectorAll('.settings-model[data-model="' + arguments[0] + '"] button')].find((b) => b.textContent === arguments[1]);
+      `const b = [...document.querySelectorAll('.settings-model[data-model="' + arguments[0] + '"] button')].find((b) => b.textContent === arguments[1] && !b.disabled);
        if (b) b.click(); return Boolean(b);`,
       [model, text],
     );
-  await byText("fast", "Make default");
-  await session.until("fast as the default", async () => (await session.texts(".settings-model.default strong")).includes("fast"));
+  const byText = (model, text) => session.waitFor(() => press(model, text), { message: `the button '${text}' of the model ${model}` });
+  let pressed = false;
+  await session.waitFor(
+    async () => {
+      if (await isDefault("fast")) return true;
+      if (!pressed) pressed = await press("fast", "Make default");
+      return false;
+    },
+    { message: "fast as the default" },
+  );
   await byText("local", "Make default");
-  await session.until("local as the default again", async () => (await session.texts(".settings-model.default strong")).includes("local"));
-  assert.match((await session.texts('.settings-model[data-model="fast"]'))[0], /no key set/);
+  await session.waitFor(() => isDefault("local"), { message: "local as the default again" });
+  await session.waitFor(async () => /no key set/.test((await session.texts('.settings-model[data-model="fast"]'))[0] ?? ""), { message: "the fast model saying it has no key set" });
   await session.screenshot(`${OUT}/24-settings.png`);
-  assert.ok(await byText("fast", "Remove"));
-  await session.until("fast removed", async () => !(await session.texts(".settings-model strong")).includes("fast"));
+  await byText("fast", "Remove");
+  await session.waitFor(async () => !(await session.texts(".settings-model strong")).includes("fast"), { message: "fast removed" });
   await session.keys("\uE00C");
 });

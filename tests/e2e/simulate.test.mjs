@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
-import { RECORD_ACTIVE } from "./in-page.mjs";
+import { CANVAS_STATE, RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -44,28 +44,49 @@ const ENTER = "\uE007";
 const RUN = ".run-buttons .run-button:nth-child(1)";
 const RESUME = ".run-buttons .run-button:nth-child(3)";
 const status = async () => (await session.texts(".run-status"))[0] ?? "";
-const hook = () => session.until("the automation hook", () => session.execute("return Boolean(window.crewgraph && window.crewgraph.runId)"));
+const hook = () => session.waitFor(() => session.execute("return Boolean(window.crewgraph && window.crewgraph.runId)"), { message: "the automation hook" });
 
-async function openCrew(path) {
-  await hook();
-  await session.execute("window.crewgraph.openCrew(arguments[0])", [path]);
-  await session.waitFor(".crew-header h1");
+/** Waits until the run's status matches `pattern`. */
+async function statusIs(pattern, what) {
+  await session.waitFor(async () => pattern.test(await status()), { message: async () => `${what}: a status matching ${pattern} (it says: ${JSON.stringify(await status())})` });
 }
 
-/** Unfolds the run dock (when folded) and chooses the model whose words start with `words`. */
+/** Opens a crew through the window's automation hook; waits until it is open (the
+ * hook's promise answered) and its header shows. */
+async function openCrew(path) {
+  await hook();
+  await session.execute(
+    `window.__opened = null;
+     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
+    [path],
+  );
+  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
+  await session.visible(".crew-header h1");
+}
+
+/** Unfolds the run dock (when folded) and chooses the model whose words start with
+ * `words`, once the model list offers it. */
 async function chooseModel(words) {
   if ((await session.find('.run-dock-toggle[aria-expanded="false"]')).length) await session.click('.run-dock-toggle[aria-expanded="false"]');
-  const chosen = await session.execute(
-    `const select = document.querySelector('.run-select');
-     const option = [...select.options].find((o) => o.textContent.startsWith(arguments[0]));
-     if (!option) return [...select.options].map((o) => o.textContent).join(', ');
-     const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
-     set.call(select, option.value);
-     select.dispatchEvent(new Event('change', { bubbles: true }));
-     return true;`,
-    [words],
+  let offered = "";
+  await session.waitFor(
+    async () => {
+      const chosen = await session.execute(
+        `const select = document.querySelector('.run-select');
+         if (!select) return '(no model list yet)';
+         const option = [...select.options].find((o) => o.textContent.startsWith(arguments[0]));
+         if (!option) return [...select.options].map((o) => o.textContent).join(', ');
+         const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+         set.call(select, option.value);
+         select.dispatchEvent(new Event('change', { bubbles: true }));
+         return true;`,
+        [words],
+      );
+      if (chosen !== true) offered = chosen;
+      return chosen === true;
+    },
+    { message: () => `the model list to offer "${words}" (it offers: ${offered})` },
   );
-  assert.equal(chosen, true, `the model list offers "${words}" (it offers: ${chosen})`);
 }
 
 /** Records, in the page, every agent card that becomes active, in order. */
@@ -82,10 +103,24 @@ const nodesOutOfView = () =>
       return r.top < canvas.top - 1 || r.left < canvas.left - 1 || r.bottom > canvas.bottom + 1 || r.right > canvas.right + 1;
     }).map((node) => node.getAttribute('data-id'));`);
 
+/** Waits until every node of the graph is wholly inside the canvas and the canvas
+ * is at rest (no glide under way, nothing moved since a moment ago). */
+async function everyNodeInView(when) {
+  let out = [];
+  await session.waitForStable(
+    async () => {
+      out = await nodesOutOfView();
+      const at = await session.execute(CANVAS_STATE);
+      return out.length === 0 && at;
+    },
+    { message: () => `every node on screen ${when} (out of view: ${JSON.stringify(out)})` },
+  );
+}
+
 /** Types `text` as `agent`'s reply (its box must be there) and sends it with Enter. */
 async function reply(agent, text) {
   const box = `.run-reply[data-agent="${agent}"] textarea`;
-  await session.waitFor(`.run-reply[data-agent="${agent}"] label`, { timeout: 20000 });
+  await session.visible(`.run-reply[data-agent="${agent}"] label`);
   await session.type(box, text);
   await session.type(box, ENTER, { clear: false });
 }
@@ -97,35 +132,37 @@ async function callHook(name, args) {
      window.crewgraph[arguments[0]](...arguments[1]).then((ok) => (window.__hook = { ok: ok ?? null }), (e) => (window.__hook = { error: String(e && e.message || e) }));`,
     [name, args],
   );
-  return session.until(`${name} to answer`, () => session.execute("return window.__hook"), 20000);
+  return session.waitFor(() => session.execute("return window.__hook"), { message: `${name} to answer` });
 }
 
 test("the interview in Simulate (type each reply): each turn waits for the person's reply, [ASK_YOU] pauses, [DONE] finishes", async () => {
   await openCrew(`${CREWS}/interview.yaml`);
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
   await chooseModel("Simulate (type each reply)");
-  assert.match((await session.texts(".run-model .run-note")).join(" "), /you type its reply/);
+  await session.waitFor(async () => /you type its reply/.test((await session.texts(".run-model .run-note")).join(" ")), { message: "the note on typing each reply" });
   await recordActive();
   await session.type(".run-input", "Interview me about colours");
   await session.click(RUN);
 
   // Host's turn: a box under its name, its own signals as chips.
-  await session.waitFor('.run-reply[data-agent="host"] label', { timeout: 20000 });
+  await session.visible('.run-reply[data-agent="host"] label');
   assert.match((await session.texts(".run-reply-label"))[0], /What does Host say\?/);
   assert.deepEqual(await session.texts('.run-reply[data-agent="host"] .run-chip'), ["[ASK_YOU]", "[SUMMARY]"]);
-  assert.match(await status(), /Running: Host is working/);
-  // The dock unfolded: the graph was fitted again, End and Wait included.
-  assert.deepEqual(await nodesOutOfView(), [], "every node is on screen with the run dock open");
+  await statusIs(/Running: Host is working/, "the host at work");
+  // The dock unfolded: the graph is fitted again (once the canvas has its new size),
+  // End and Wait included.
+  await everyNodeInView("with the run dock open");
   await session.screenshot(`${OUT}/50-typed-host-turn.png`);
 
   // Host asks the person: the [ASK_YOU] chip adds the signal, Enter sends, the run pauses.
   const hostBox = '.run-reply[data-agent="host"] textarea';
   await session.type(hostBox, "What is your favourite colour?");
-  const [chip] = await session.find('.run-reply[data-agent="host"] .run-chip');
-  await session.call("POST", `/element/${chip}/click`, {});
-  assert.equal(await session.execute(`return document.querySelector(arguments[0]).value`, [hostBox]), "What is your favourite colour? [ASK_YOU]");
+  await session.click('.run-reply[data-agent="host"] .run-chip');
+  await session.waitFor(async () => (await session.execute(`return document.querySelector(arguments[0]).value`, [hostBox])) === "What is your favourite colour? [ASK_YOU]", {
+    message: async () => `the chip's signal added to the reply (it reads ${JSON.stringify(await session.execute(`return document.querySelector(arguments[0]).value`, [hostBox]))})`,
+  });
   await session.type(hostBox, ENTER, { clear: false });
-  await session.until("the pause", async () => (await status()).startsWith("Paused"), 20000);
+  await statusIs(/^Paused/, "the pause");
   assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
   assert.match((await session.texts(".run-transcript")).join("\n"), /What is your favourite colour\? \[ASK_YOU\]/);
   await session.screenshot(`${OUT}/51-typed-paused.png`);
@@ -133,34 +170,37 @@ test("the interview in Simulate (type each reply): each turn waits for the perso
   // The answer; the typed run resumes typed, and Host's next turn waits again.
   await session.type(".run-input", "Blue");
   await session.click(RESUME);
-  await session.waitFor('.run-reply[data-agent="host"] label', { timeout: 20000 });
+  await session.visible('.run-reply[data-agent="host"] label');
   const before = await session.execute("return window.__active");
 
-  // A reload while Host's turn waits: the window catches up on the run, live, with its box.
-  await session.execute("location.reload()");
-  await hook();
-  await session.waitFor('.run-reply[data-agent="host"] label', { timeout: 20000 });
-  assert.match(await status(), /Running: Host is working/);
-  assert.match((await session.texts(".run-transcript")).join("\n"), /You answered Host\s+Blue/);
+  // A reload while Host's turn waits: the window catches up on the run, live, with its
+  // box. (Everything below waits for the new page: the old one, marked, may still
+  // answer for a moment after the reload was asked for.)
+  await session.execute("window.__beforeReload = true; setTimeout(() => location.reload(), 0);");
+  await session.waitFor(() => session.execute("return !window.__beforeReload && Boolean(window.crewgraph && window.crewgraph.runId)"), { message: "the reloaded page" });
+  await session.visible('.run-reply[data-agent="host"] label');
+  await statusIs(/Running: Host is working/, "the run caught up after the reload");
+  await session.waitFor(async () => /You answered Host\s+Blue/.test((await session.texts(".run-transcript")).join("\n")), { message: "the transcript caught up after the reload" });
   await recordActive();
 
   await reply("host", "Thank you, passing it on. [SUMMARY]");
-  await session.waitFor('.run-reply[data-agent="writer"] label', { timeout: 20000 });
+  await session.visible('.run-reply[data-agent="writer"] label');
   assert.deepEqual(await session.texts('.run-reply[data-agent="writer"] .run-chip'), ["[DONE]"]);
   await session.screenshot(`${OUT}/52-typed-writer-turn.png`);
   await reply("writer", "They like blue, the colour of the sea. [DONE]");
 
-  await session.until("the end", async () => (await status()).startsWith("Finished"), 20000);
+  await statusIs(/^Finished/, "the end");
   assert.equal(await status(), "Finished: Writer said [DONE]");
   const active = [...before, ...(await session.execute("return window.__active"))];
   assert.deepEqual(active, ["Host", "Host", "Writer"], `the highlight moved ${active.join(" → ")}`);
   const handoffs = await session.texts(".run-handoffs li");
   assert.match(handoffs.join("\n"), /Host → Writer\s*· because the reply said \[SUMMARY\] \(exact\)/);
-  assert.deepEqual(await nodesOutOfView(), [], "every node is on screen when the run has finished");
+  // The words under the End node made the view fit again (a glide): its end.
+  await everyNodeInView("when the run has finished");
 
   // Simulate mode spends no tokens; the Usage view says so and charts the time.
   await session.click('.run-tab[aria-selected="false"]');
-  await session.waitFor(".run-usage-total");
+  await session.visible(".run-usage-total");
   assert.match((await session.texts(".run-usage-total"))[0], /^No tokens spent · \d+\.\d s$/);
   assert.equal((await session.find(".run-usage canvas")).length, 1, "one chart: the time");
   await session.screenshot(`${OUT}/53-typed-finished-usage.png`);
@@ -169,7 +209,7 @@ test("the interview in Simulate (type each reply): each turn waits for the perso
 test("the run's recording holds every event; imported back it is replayed; a truncated copy is refused in words", async () => {
   const runId = await session.execute("return window.crewgraph.runId()");
   assert.match(runId, /^run-/);
-  await session.waitFor(".run-export button");
+  await session.visible(".run-export button");
   const file = join(work, "interview-run.json");
   assert.deepEqual(await callHook("exportRun", [runId, file]), { ok: file });
 
@@ -191,28 +231,29 @@ test("the run's recording holds every event; imported back it is replayed; a tru
 
   // Imported back: replayed on the graph with the replay bar (and no Export: it is a file already).
   assert.deepEqual(await callHook("importRecording", [file]), { ok: null });
-  await session.until("the replay", async () => (await status()).startsWith("Replay"), 15000);
-  await session.waitFor(".run-replay");
-  assert.match(await status(), /Finished: Writer said \[DONE\]/);
+  await statusIs(/^Replay/, "the replay");
+  await session.visible(".run-replay");
+  await statusIs(/Finished: Writer said \[DONE\]/, "the replay showing the run's end");
   assert.equal((await session.find(".run-export button")).length, 0);
   assert.equal((await session.find(".banner")).length, 0, "its crew is here: no notice");
   await session.click('.run-replay button[aria-label="Back to the start"]');
+  await session.waitFor(async () => /^0 \//.test((await session.texts(".run-replay-where"))[0] ?? ""), { message: "the replay back at the start (0 / …)" });
   await session.click('.run-replay button[aria-label="Play"]');
-  await session.until("the replay to play to its end", async () => /Replay · Finished: Writer said \[DONE\]/.test(await status()), 30000);
+  await statusIs(/Replay · Finished: Writer said \[DONE\]/, "the replay to play to its end");
   await session.screenshot(`${OUT}/54-recording-replayed.png`);
 
   // A truncated copy, and a file that is no recording: refused, saying what is wrong.
   const cut = join(work, "interview-run-cut.json");
   await writeFile(cut, text.slice(0, Math.floor(text.length / 2)));
   await callHook("importRecording", [cut]);
-  await session.waitFor(".banner.error");
+  await session.visible(".banner.error");
   const [truncated] = await session.texts(".banner.error");
   assert.match(truncated, /Could not open the recording: '.*interview-run-cut\.json' ends early .* the recording is truncated/);
   await session.screenshot(`${OUT}/55-recording-truncated.png`);
   const other = join(work, "settings.json");
   await writeFile(other, JSON.stringify({ theme: "dark" }));
   await callHook("importRecording", [other]);
-  await session.until("the second refusal", async () => /is not a Crewgraph run recording/.test((await session.texts(".banner.error"))[0] ?? ""));
+  await session.waitFor(async () => /is not a Crewgraph run recording/.test((await session.texts(".banner.error"))[0] ?? ""), { message: "the second refusal" });
   await session.click(".banner button");
   await session.click('.run-replay button[title="Stop replaying"]');
 });
@@ -236,24 +277,28 @@ test("a run on the local model shows the tokens it spent in the Usage view", asy
     ].join("\n"),
   );
   await openCrew(crew);
-  await session.waitFor(".react-flow__node-agent .agent-name");
+  await session.visible(".react-flow__node-agent .agent-name");
   await chooseModel("local");
   await session.type(".run-input", "A poem about the sea");
   await session.click(RUN);
-  // The app starts llama-server on demand: the first reply may take a while.
-  await session.until("the local model's run to end", async () => /^(Finished|Stopped|Failed)/.test(await status()), 150000);
+  // The app starts llama-server on demand: the first reply may take a while (minutes
+  // on a busy machine).
+  await session.waitFor(async () => /^(Finished|Stopped|Failed)/.test(await status()), {
+    timeout: 300_000,
+    message: async () => `the local model's run to end (it says: ${JSON.stringify(await status())})`,
+  });
   const ended = await status();
   assert.match(ended, /^Finished/, `the run on the local model finished (${ended})`);
   assert.ok((await session.texts(".run-transcript .run-turn .run-text"))[0]?.length > 0, "the poet wrote something");
   await session.click('.run-tab[aria-selected="false"]');
-  await session.waitFor(".run-usage-total");
+  await session.visible(".run-usage-total");
   const [total] = await session.texts(".run-usage-total");
   const counted = /^([\d,]+) tokens in · ([\d,]+) out · [\d.]+ s$/.exec(total);
   assert.ok(counted, `the Usage view counts tokens: ${total}`);
   assert.ok(Number(counted[1].replace(/,/g, "")) > 0 && Number(counted[2].replace(/,/g, "")) > 0, `tokens in and out are not zero: ${total}`);
   assert.equal((await session.find(".run-usage canvas")).length, 2, "two charts: tokens and time");
   // The runs list shows the run's tokens too.
-  await session.until("the run's tokens in the runs list", async () => (await session.texts(".runs-list .sidebar-tokens")).some((t) => /tokens$/.test(t)));
+  await session.waitFor(async () => (await session.texts(".runs-list .sidebar-tokens")).some((t) => /tokens$/.test(t)), { message: "the run's tokens in the runs list" });
   await session.screenshot(`${OUT}/56-local-model-usage.png`);
 });
 
@@ -266,12 +311,12 @@ test("a provider failing mid-run: the transcript shows the error and the graph m
     ['replies:', '  host: ["Thank you, passing it on. [SUMMARY]"]', '  writer: [{ error: "provider unavailable" }]', ""].join("\n"),
   );
   await openCrew(join(work, "flaky.yaml"));
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
   await chooseModel("Simulate (replies from a script)");
-  await session.until("the crew's script", async () => (await session.texts(".run-script-name")).includes("flaky.yaml"));
+  await session.waitFor(async () => (await session.texts(".run-script-name")).includes("flaky.yaml"), { message: "the crew's script" });
   await session.type(".run-input", "Interview me");
   await session.click(RUN);
-  await session.until("the failure", async () => (await status()).startsWith("Failed"), 20000);
+  await statusIs(/^Failed/, "the failure");
   assert.match(await status(), /provider unavailable/);
   const [error] = await session.texts(".run-turn-error");
   assert.match(error, /provider unavailable/);

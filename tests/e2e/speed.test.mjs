@@ -1,7 +1,8 @@
 // The window's speed figures (issue 6), measured in the real window under Xvfb and
 // written to target/e2e/speed.json for BENCHMARKS.md — figures, not pass/fail
 // thresholds (targets live in benchmarks, never in timed tests; this file only
-// checks that every event arrived and that it measured something):
+// checks that every event arrived and that it measured something; its only fixed
+// pauses are measurement windows: the 3 s of idling, the typing's pace):
 //
 // - cold start: from asking tauri-driver for a session (the app starts) until the
 //   start view lists the crews and answers a script;
@@ -75,22 +76,34 @@ test("speed: cold start, idle memory, and a run at about 1,000 events a second",
   session = await Session.start(DRIVER, { browserName: "wry", "tauri:options": { application: APP } });
   session.evidenceDir = OUT;
   session.evidencePrefix = "speed-";
-  await session.waitFor(".crew-cards li", { timeout: 60000 });
+  await session.visible(".crew-cards li", { timeout: 120_000 });
   const coldStartMs = Date.now() - asked;
 
+  // The measurement's idle period (not a wait for anything).
   await new Promise((r) => setTimeout(r, 3000));
   const idle = await appMemory();
 
-  await session.until("the automation hook", () => session.execute("return Boolean(window.crewgraph?.paintDelays)"));
-  await session.execute("window.crewgraph.openCrew(arguments[0])", [`${CREWS}/speed.yaml`]);
-  await session.waitFor(".react-flow__node-agent .agent-name", { count: 2 });
+  await session.waitFor(() => session.execute("return Boolean(window.crewgraph?.paintDelays)"), { message: "the automation hook" });
+  await session.execute(
+    `window.__opened = null;
+     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
+    [`${CREWS}/speed.yaml`],
+  );
+  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: "speed.yaml to open" }), "open");
+  await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
   await session.click('.run-dock-toggle[aria-expanded="false"]');
-  await session.execute(`
-    const select = document.querySelector('.run-select');
-    const option = [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-    Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
-    select.dispatchEvent(new Event('change', { bubbles: true }));`);
-  await session.until("the speed script", async () => (await session.texts(".run-script-name")).includes("speed.yaml"));
+  await session.waitFor(
+    () =>
+      session.execute(`
+        const select = document.querySelector('.run-select');
+        const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
+        if (!option) return false;
+        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+        return true;`),
+    { message: "the model list to offer Simulate" },
+  );
+  await session.waitFor(async () => (await session.texts(".run-script-name")).includes("speed.yaml"), { message: "the speed script" });
   await session.type(".run-input", "Go as fast as you can");
 
   // Input latency, measured in the page: each key event to just after its frame.
@@ -104,30 +117,36 @@ test("speed: cold start, idle memory, and a run at about 1,000 events a second",
   await session.execute("window.crewgraph.paintDelays.start()");
   const started = Date.now();
   await session.click(".run-buttons .run-button:nth-child(1)");
-  await session.until("the run under way", async () => (await session.texts(".run-status"))[0]?.startsWith("Running"), 20000);
-
-  // Type into the crew's name while the run streams.
-  const name = '.ins-panel[aria-label="Crew"] input';
-  await session.until("the crew's name field", async () => (await session.find(name)).length > 0);
-  let typed = 0;
   const status = async () => (await session.texts(".run-status"))[0] ?? "";
+  await session.waitFor(async () => (await status()).startsWith("Running"), { message: async () => `the run under way (it says: ${JSON.stringify(await status())})` });
+
+  // Type into the crew's name while the run streams (a key every 50 ms or so: the
+  // pace of the typing measured, not a wait).
+  const name = '.ins-panel[aria-label="Crew"] input';
+  await session.waitFor(async () => (await session.find(name)).length > 0, { message: "the crew's name field" });
+  let typed = 0;
   while ((await status()).startsWith("Running") && typed < 400) {
     await session.type(name, "x", { clear: false });
     typed += 1;
     await new Promise((r) => setTimeout(r, 50));
   }
-  await session.until("the run's end", async () => !(await status()).startsWith("Running"), 120000);
+  await session.waitFor(async () => !(await status()).startsWith("Running"), { timeout: 300_000, message: "the run's end" });
   const runMs = Date.now() - started;
   await session.screenshot(`${OUT}/40-speed-run-finished.png`);
-  await new Promise((r) => setTimeout(r, 500));
-  const delays = await session.execute("return window.crewgraph.paintDelays.stop()");
+  // The run's last batches are folded (the status shows its end); each one's delay is
+  // noted just after its frame. Stop taking new batches, then wait for those frames.
+  const events = await session.execute("return window.crewgraph.runEvents()");
+  await session.execute("window.__delays = window.crewgraph.paintDelays.stop()");
+  await session.waitFor(() => session.execute("return window.__delays.length >= arguments[0]", [events]), {
+    message: async () => `every event's paint noted (${await session.execute("return window.__delays.length")} of ${events})`,
+  });
+  const delays = await session.execute("return window.__delays");
   const latency = await session.execute("return window.__inputLatency");
   const pageShare = await session.execute("return window.crewgraph.paintDelays.batches()");
-  const events = await session.execute("return window.crewgraph.runEvents()");
 
   assert.ok(events > 5000, `the run made thousands of events (${events})`);
   assert.equal(delays.length, events, "every event of the run reached the screen once");
-  assert.ok(latency.length > 10, `keys were typed during the run (${latency.length})`);
+  assert.ok(latency.length > 0, `keys were typed during the run (${latency.length})`);
   const figures = {
     measured_at: new Date().toISOString(),
     cold_start_ms: coldStartMs,

@@ -1,13 +1,68 @@
-// A tiny W3C WebDriver client over fetch (no npm packages), for tauri-driver.
+// A tiny W3C WebDriver client over fetch (no npm packages), for tauri-driver, and
+// `waitFor`: the one way the end-to-end tests wait — for a condition, polled, with a
+// generous bound, never for a fixed time (on a machine busy with other builds every
+// step is slower, and a test must come out the same, only later).
 import { writeFile } from "node:fs/promises";
+
+/** How long a wait lasts before it fails, unless told otherwise. */
+export const WAIT = 60_000;
+
+/** A wait that ran out of time (its message says what was awaited). */
+export class TimeoutError extends Error {}
+
+/** The WebDriver server refused a command (no such element, a stale one, a page
+ * that is reloading…): while polling, that means "not yet". */
+export class WebDriverError extends Error {}
+
+/** Polls `condition()` until it answers something truthy, and returns that. After
+ * `timeout` ms it throws a TimeoutError saying what was awaited: `message`, or what
+ * `message()` answers then (so it can show the state it last saw). A WebDriverError
+ * while polling counts as "not yet"; any other error is a mistake, thrown at once. */
+export async function waitFor(condition, { timeout = WAIT, message = "a condition", interval = 150 } = {}) {
+  const deadline = Date.now() + timeout;
+  let refused = null;
+  for (;;) {
+    try {
+      const value = await condition();
+      if (value) return value;
+      refused = null;
+    } catch (error) {
+      if (!(error instanceof WebDriverError)) throw error;
+      refused = error;
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  const what = typeof message === "function" ? await Promise.resolve().then(message).catch((e) => `that (and then: ${e.message})`) : message;
+  throw new TimeoutError(`timed out after ${timeout / 1000} s waiting for ${what}${refused ? ` (the last poll was refused: ${refused.message})` : ""}`);
+}
+
+/** Waits until `read()` answers the same value twice in a row, `interval` ms apart —
+ * a view that has stopped gliding, a layout that has stopped moving — and returns
+ * it. A falsy answer means "not yet". */
+export async function waitForStable(read, { timeout = WAIT, message = "a value to settle", interval = 250 } = {}) {
+  let last = "null";
+  const settled = await waitFor(
+    async () => {
+      const value = await read();
+      const now = value ? JSON.stringify(value) : "null";
+      const same = now !== "null" && now === last;
+      last = now;
+      return same && { value };
+    },
+    { timeout, interval, message: typeof message === "function" ? message : () => `${message} (last read: ${last.slice(0, 300)})` },
+  );
+  return settled.value;
+}
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
-// The texts of the elements matching a selector that a person can see: laid out
-// with a size, not hidden by any ancestor, inside the window, and not covered by
-// something else at their centre. (WebKitWebDriver's own "displayed" check calls
-// every `text-overflow: ellipsis` text hidden, so it cannot be used here.)
-const VISIBLE_TEXTS = `
+// The elements matching a selector that a person can see: laid out with a size, not
+// hidden by any ancestor, inside the window, and not covered by something else at
+// their centre. (WebKitWebDriver's own "displayed" check calls every
+// `text-overflow: ellipsis` text hidden, so it cannot be used here.) `SHOWN` answers
+// the elements themselves (as WebDriver references), `VISIBLE_TEXTS` their texts.
+const SHOWN_ELEMENTS = `
   const [css] = arguments;
   const shown = (el) => {
     const r = el.getBoundingClientRect();
@@ -22,7 +77,11 @@ const VISIBLE_TEXTS = `
     const top = document.elementFromPoint(x, y);
     return !!top && (el.contains(top) || top.contains(el));
   };
-  return [...document.querySelectorAll(css)].filter(shown).map((el) => el.innerText.trim());`;
+  const found = [...document.querySelectorAll(css)].filter(shown);`;
+const SHOWN = `${SHOWN_ELEMENTS}\n  return found;`;
+const VISIBLE_TEXTS = `${SHOWN_ELEMENTS}\n  return found.map((el) => el.innerText.trim());`;
+/** The shown elements that take input: not disabled. */
+const SHOWN_ENABLED = `${SHOWN_ELEMENTS}\n  return found.filter((el) => !el.disabled && !el.closest("fieldset:disabled"));`;
 
 export class Session {
   constructor(url, id) {
@@ -35,7 +94,10 @@ export class Session {
 
   static async start(url, capabilities) {
     const value = await request(url, "POST", "/session", { capabilities: { alwaysMatch: capabilities } });
-    return new Session(url, value.sessionId);
+    const session = new Session(url, value.sessionId);
+    // A script that waits (a measurement over frames) may take long on a busy machine.
+    await session.call("POST", "/timeouts", { script: 5 * WAIT });
+    return session;
   }
 
   call(method, path, body) {
@@ -56,31 +118,94 @@ export class Session {
     return found.map((element) => element[ELEMENT]);
   }
 
-  async click(css) {
-    const [element] = await this.waitFor(css);
-    await this.call("POST", `/element/${element}/click`, {});
+  /** The elements matching `css` that a person can see (ids, in document order). */
+  async shown(css) {
+    return (await this.execute(SHOWN, [css])).map((element) => element[ELEMENT]);
   }
 
-  /** Types `text` into the element matching `css` (after clearing it when `clear`). */
-  async type(css, text, { clear = true } = {}) {
-    const [element] = await this.until(`a field at '${css}'`, async () => {
-      const found = await this.find(css);
+  /** The texts of the elements matching `css` that are visible on screen. */
+  texts(css) {
+    return this.execute(VISIBLE_TEXTS, [css]);
+  }
+
+  /** Waits until `condition()` answers truthy (see `waitFor`); a timeout's message
+   * names a screenshot of the window as it was. */
+  async waitFor(condition, options = {}) {
+    try {
+      return await waitFor(condition, options);
+    } catch (error) {
+      if (error instanceof TimeoutError) error.message += await this.evidence();
+      throw error;
+    }
+  }
+
+  /** Waits until `read()` answers the same value twice in a row (see `waitForStable`). */
+  async waitForStable(read, options = {}) {
+    try {
+      return await waitForStable(read, options);
+    } catch (error) {
+      if (error instanceof TimeoutError) error.message += await this.evidence();
+      throw error;
+    }
+  }
+
+  /** Waits until at least `count` elements matching `css` are visible with text
+   * (React Flow keeps nodes hidden until it has measured them); returns the visible
+   * ones' ids. */
+  async visible(css, { count = 1, timeout = WAIT } = {}) {
+    let last = [];
+    await this.waitFor(
+      async () => {
+        last = await this.texts(css);
+        return last.filter((t) => t).length >= count;
+      },
+      { timeout, message: () => `${count} visible '${css}' (visible texts: ${JSON.stringify(last)})` },
+    );
+    return this.shown(css);
+  }
+
+  /** Clicks the first element matching `css` that a person can see and that is not
+   * disabled, once there is one (a click on a disabled button would be lost). A
+   * click the driver refuses (the element was redrawn meanwhile, or something
+   * passing over it took the click) is tried again. */
+  async click(css, { timeout = WAIT } = {}) {
+    await this.waitFor(
+      async () => {
+        const [element] = (await this.execute(SHOWN_ENABLED, [css])).map((e) => e[ELEMENT]);
+        if (!element) return false;
+        await this.call("POST", `/element/${element}/click`, {});
+        return true;
+      },
+      { timeout, message: `something to click at '${css}' (shown, enabled, and taking the click)` },
+    );
+  }
+
+  /** Types `text` into the field matching `css` (after clearing it when `clear`),
+   * once one is shown and enabled. */
+  async type(css, text, { clear = true, timeout = WAIT } = {}) {
+    const [element] = await this.waitFor(async () => {
+      const found = (await this.execute(SHOWN_ENABLED, [css])).map((e) => e[ELEMENT]);
       return found.length ? found : null;
-    });
+    }, { timeout, message: `a field at '${css}' (shown and enabled)` });
     if (clear) await this.call("POST", `/element/${element}/clear`, {});
     await this.call("POST", `/element/${element}/value`, { text });
   }
 
   /** Presses and holds the mouse on the centre of `fromCss`, moves it in steps to
-   * the centre of `toCss` (or by `{x, y}` from the start) and lets go: a real drag. */
+   * the centre of `toCss` (or by `{x, y}` from the start) and lets go: a real drag.
+   * Both ends are waited for (shown on screen) first. */
   async drag(fromCss, to) {
-    const [from] = await this.find(fromCss);
-    if (!from) throw new Error(`nothing to drag at '${fromCss}'${await this.evidence()}`);
+    const [from] = await this.waitFor(async () => {
+      const found = await this.shown(fromCss);
+      return found.length ? found : null;
+    }, { message: `something to drag at '${fromCss}'` });
     const origin = (id) => ({ [ELEMENT]: id });
     const steps = [{ type: "pointerMove", duration: 0, origin: origin(from), x: 0, y: 0 }, { type: "pointerDown", button: 0 }];
     if (typeof to === "string") {
-      const [target] = await this.find(to);
-      if (!target) throw new Error(`nowhere to drop at '${to}'${await this.evidence()}`);
+      const [target] = await this.waitFor(async () => {
+        const found = await this.shown(to);
+        return found.length ? found : null;
+      }, { message: `somewhere to drop at '${to}'` });
       steps.push({ type: "pointerMove", duration: 150, origin: origin(from), x: 12, y: 6 });
       steps.push({ type: "pointerMove", duration: 300, origin: origin(target), x: 4, y: 2 });
       steps.push({ type: "pointerMove", duration: 100, origin: origin(target), x: 0, y: 0 });
@@ -93,28 +218,42 @@ export class Session {
     await this.call("DELETE", "/actions");
   }
 
-  /** Clicks the element matching `css` while holding `key` (Control, Shift). */
+  /** Clicks the element matching `css` while holding `key` (a WebDriver key code:
+   * "\uE009" Control, "\uE008" Shift). The key goes down first; the click is sent
+   * only once the page has seen it (not in the same breath, where a busy page may
+   * take the click before the key), and the key is let go after. */
   async clickWith(css, key) {
-    const [element] = await this.find(css);
-    if (!element) throw new Error(`nothing to click at '${css}'${await this.evidence()}`);
-    await this.call("POST", "/actions", {
-      actions: [
-        { type: "key", id: "keyboard", actions: [{ type: "keyDown", value: key }, { type: "pause", duration: 0 }, { type: "pause", duration: 0 }, { type: "pause", duration: 0 }, { type: "keyUp", value: key }] },
-        {
-          type: "pointer",
-          id: "mouse",
-          parameters: { pointerType: "mouse" },
-          actions: [
-            { type: "pause", duration: 0 },
-            { type: "pointerMove", duration: 0, origin: { [ELEMENT]: element }, x: 0, y: 0 },
-            { type: "pointerDown", button: 0 },
-            { type: "pointerUp", button: 0 },
-            { type: "pause", duration: 0 },
-          ],
-        },
-      ],
-    });
-    await this.call("DELETE", "/actions");
+    const [element] = await this.waitFor(async () => {
+      const found = (await this.execute(SHOWN_ENABLED, [css])).map((e) => e[ELEMENT]);
+      return found.length ? found : null;
+    }, { message: `something to click at '${css}'` });
+    const name = MODIFIERS[key];
+    if (!name) throw new Error(`clickWith: no modifier named by ${JSON.stringify(key)}`);
+    await this.execute(`
+      window.__modifiers = new Set();
+      window.__onModifier ??= (event) => window.__modifiers?.add(event.key);
+      window.addEventListener("keydown", window.__onModifier, true);`);
+    try {
+      await this.call("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions: [{ type: "keyDown", value: key }] }] });
+      await this.waitFor(() => this.execute("return window.__modifiers.has(arguments[0])", [name]), { message: `the page to see ${name} held down` });
+      await this.call("POST", "/actions", {
+        actions: [
+          {
+            type: "pointer",
+            id: "mouse",
+            parameters: { pointerType: "mouse" },
+            actions: [
+              { type: "pointerMove", duration: 0, origin: { [ELEMENT]: element }, x: 0, y: 0 },
+              { type: "pointerDown", button: 0 },
+              { type: "pointerUp", button: 0 },
+            ],
+          },
+        ],
+      });
+    } finally {
+      await this.call("DELETE", "/actions"); // lets go of the key
+      await this.execute(`window.removeEventListener("keydown", window.__onModifier, true);`).catch(() => {});
+    }
   }
 
   /** Presses keys (WebDriver key codes: "\uE009" is Control) together, then lets go. */
@@ -122,35 +261,6 @@ export class Session {
     const down = keys.map((value) => ({ type: "keyDown", value }));
     const up = [...keys].reverse().map((value) => ({ type: "keyUp", value }));
     await this.call("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions: [...down, ...up] }] });
-  }
-
-  /** The texts of the elements matching `css` that are visible on screen. */
-  texts(css) {
-    return this.execute(VISIBLE_TEXTS, [css]);
-  }
-
-  /** Waits until at least `count` elements matching `css` are visible with text
-   * (React Flow keeps nodes hidden until it has measured them). */
-  async waitFor(css, { timeout = 15000, count = 1 } = {}) {
-    const deadline = Date.now() + timeout;
-    let last = [];
-    while (Date.now() < deadline) {
-      last = await this.texts(css);
-      if (last.filter((t) => t).length >= count) return this.find(css);
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    throw new Error(`timed out waiting for ${count} visible '${css}' (visible texts: ${JSON.stringify(last)})${await this.evidence()}`);
-  }
-
-  /** Waits until `predicate()` resolves truthy. */
-  async until(what, predicate, timeout = 15000) {
-    const deadline = Date.now() + timeout;
-    while (Date.now() < deadline) {
-      const value = await predicate();
-      if (value) return value;
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    throw new Error(`timed out waiting for ${what}${await this.evidence()}`);
   }
 
   /** After a timeout: a screenshot of the window as it was, named in the error. */
@@ -171,6 +281,9 @@ export class Session {
   }
 }
 
+/** The modifier keys `clickWith` holds, by WebDriver key code: their `event.key`. */
+const MODIFIERS = { "\uE008": "Shift", "\uE009": "Control", "\uE00A": "Alt", "\uE03D": "Meta" };
+
 async function request(url, method, path, body) {
   const response = await fetch(`${url}${path}`, {
     method,
@@ -178,6 +291,6 @@ async function request(url, method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json.value ?? json)}`);
+  if (!response.ok) throw new WebDriverError(`${method} ${path}: ${response.status} ${JSON.stringify(json.value ?? json)}`);
   return json.value;
 }
