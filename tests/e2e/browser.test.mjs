@@ -15,6 +15,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
+import { WAIT, waitFor } from "./webdriver.mjs";
 
 // playwright-core is the UI's dev dependency: resolve it from ui/node_modules.
 const require = createRequire(new URL("../../ui/package.json", import.meta.url));
@@ -35,7 +36,6 @@ const dialogs = [];
 /** The answers a test expects to give, in order: a text for a prompt, true to accept,
  * false to dismiss; each with the dialog's type. */
 const expected = [];
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 before(async () => {
   assert.ok(URL_ && TOKEN && CREWS, "E2E_URL, E2E_TOKEN and E2E_CREWS must be set (run-browser.sh)");
@@ -45,6 +45,9 @@ before(async () => {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // Every wait of playwright's (a locator, a function, a navigation) as generous as
+  // the window's: a busy machine makes the test slower, not red.
+  page.setDefaultTimeout(WAIT);
   watchPage(page);
 });
 
@@ -73,10 +76,10 @@ function watchPage(p) {
 }
 
 /** The next dialog of `type` is answered with `answer`; resolves to its message
- * (rejects when none came within 10 s). */
+ * (rejects when none came within WAIT). */
 function expectDialog(type, answer) {
   return new Promise((seen, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no ${type} dialog came`)), 10000);
+    const timer = setTimeout(() => fail(new Error(`no ${type} dialog came within ${WAIT / 1000} s`)), WAIT);
     expected.push({ type, answer, seen: (message) => (clearTimeout(timer), seen(message)) });
   });
 }
@@ -84,6 +87,8 @@ function expectDialog(type, answer) {
 const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png` });
 const texts = (selector) => page.locator(selector).allTextContents();
 const status = async () => (await texts(".run-status"))[0] ?? "";
+/** Waits until the run's status (its text in the page) matches `pattern`. */
+const statusIs = (pattern) => page.waitForFunction((source) => new RegExp(source).test(document.querySelector(".run-status")?.textContent ?? ""), pattern.source);
 
 test("the API refuses a request without the token; the UI's files need none", async () => {
   const refused = await fetch(`${URL_}/crews`);
@@ -120,6 +125,7 @@ test("the start view lists the example crews, with the token taken from the addr
 test("a page opened without the token asks for it once, then shows the crews", async () => {
   const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
   const other = await context.newPage();
+  other.setDefaultTimeout(WAIT);
   const asked = [];
   other.on("dialog", async (dialog) => {
     asked.push(dialog.message());
@@ -150,7 +156,7 @@ test("the interview runs in Simulate mode: the highlight moves, the tracker expl
   await page.click('.crew-card[data-crew="interview.yaml"]');
   await page.locator(".crew-header h1").waitFor();
   await page.waitForFunction(() => document.querySelectorAll(".react-flow__node-agent .agent-name").length === 2);
-  assert.match(await page.locator(".crew-status").first().innerText(), /Ready to run/);
+  await page.waitForFunction(() => /Ready to run/.test(document.querySelector(".crew-status")?.textContent ?? ""));
   await shot("03-interview-open");
 
   // Simulate mode picks the script that comes with the crew (scripts/interview.yaml).
@@ -164,22 +170,30 @@ test("the interview runs in Simulate mode: the highlight moves, the tracker expl
   await page.click(RUN);
 
   // The host at work: its card glows while its reply is on the way.
-  await page.locator(".agent-card.run-active").waitFor({ timeout: 10000 });
+  await page.locator(".agent-card.run-active").waitFor();
   assert.deepEqual(await texts(".agent-card.run-active .agent-name"), ["Host"]);
-  await pause(300); // the glow fades in (200 ms)
+  // The glow fades in (a 200 ms transition): the picture once it has (or once the
+  // host is no longer at work).
+  await page.waitForFunction(() => {
+    const card = document.querySelector(".agent-card.run-active");
+    return !card || card.getAnimations().every((a) => a.playState !== "running");
+  });
   await shot("04-run-host-active");
 
   // The host asks: the run pauses, the Wait node is active, the panel asks for an answer.
-  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Paused"), null, { timeout: 20000 });
+  await statusIs(/^Paused/);
   assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
   assert.match((await texts(".run-label"))[0], /The crew is waiting for you: Host/);
   assert.equal(await page.locator(".wait-node.run-waiting, .wait-node.run-active").count(), 1, "the Wait node shows the crew waiting");
-  assert.equal(await page.evaluate(() => document.activeElement?.className), "run-input", "the answer box has the focus");
+  // (The focus moves to the answer box once the pause is drawn.)
+  await page.waitForFunction(() => document.activeElement?.className === "run-input", null, { timeout: WAIT }).catch(async () => {
+    assert.fail(`the answer box should have the focus; it is on ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120))}`);
+  });
   await shot("05-run-paused");
 
   await page.fill(".run-input", "Blue");
   await page.click(RESUME);
-  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Finished"), null, { timeout: 20000 });
+  await statusIs(/^Finished/);
   assert.equal(await status(), "Finished: Writer said [DONE]");
   const active = await page.evaluate(() => window.__active);
   assert.deepEqual(active, ["Host", "Writer"], `the highlight moved ${active.join(" → ")}`);
@@ -195,20 +209,24 @@ test("the interview runs in Simulate mode: the highlight moves, the tracker expl
   assert.ok(counted.some((pill) => pill.includes("[SUMMARY]")), `the [SUMMARY] arrow is counted: ${counted}`);
   await shot("06-run-finished");
 
-  // The run is stored: the runs list shows it, finished.
-  const runs = await (await fetch(`${URL_}/runs`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
-  assert.equal(runs[0].status, "terminated", "the writer's [DONE] ended it");
-  assert.equal(runs[0].handoffs, 1);
+  // The run is stored: the runs list shows it, finished (the store may note the end
+  // a moment after the window shows it).
+  const runs = () => fetch(`${URL_}/runs`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
+  let newest;
+  await waitFor(async () => (newest = (await runs())[0])?.status === "terminated", {
+    message: () => `the stored run to be terminated by the writer's [DONE] (it is ${JSON.stringify(newest?.status)})`,
+  });
+  assert.equal(newest.handoffs, 1);
 });
 
 test("Stop ends a run cancelled, and pressing it twice does no harm", async () => {
   await page.evaluate(() => window.__observer?.disconnect());
   await page.fill(".run-input", "Another interview");
   await page.click(RUN);
-  await page.locator(".agent-card.run-active").waitFor({ timeout: 15000 });
+  await page.locator(".agent-card.run-active").waitFor();
   await page.click(STOP);
   await page.evaluate((stop) => document.querySelector(stop).click(), STOP);
-  await page.waitForFunction(() => /^Cancelled|Stopped by you/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 15000 });
+  await statusIs(/^Cancelled|Stopped by you/);
   assert.equal(await page.locator(".run-error").count(), 0, "a second Stop is not an error");
   await shot("07-run-cancelled");
 });
@@ -217,9 +235,9 @@ test("a stored run is replayed on the graph from the runs list", async () => {
   // Newest first: the cancelled run, then the finished interview.
   await page.waitForFunction(() => document.querySelectorAll(".runs-list .sidebar-item").length >= 2);
   await page.locator(".runs-list .sidebar-item").nth(1).click();
-  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Replay"), null, { timeout: 15000 });
+  await statusIs(/^Replay/);
   await page.locator(".run-replay").waitFor();
-  await page.waitForFunction(() => /Finished: Writer said \[DONE\]/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 30000 });
+  await statusIs(/Finished: Writer said \[DONE\]/);
   await shot("08-run-replayed");
 });
 
@@ -239,7 +257,7 @@ test("an edit saved with Ctrl+S lands in the crew's file on the server", async (
   assert.match(saved, /objective: Learn one thing about you/);
   assert.match(saved, /name: Interview/);
   assert.match(saved, /\[SUMMARY\]/, "the rest of the crew is kept");
-  assert.match((await texts(".banner"))[0] ?? "", /Saved to interview\.yaml/);
+  await page.waitForFunction(() => /Saved to interview\.yaml/.test(document.querySelector(".banner")?.textContent ?? ""));
   await shot("10-saved");
 });
 
@@ -260,7 +278,9 @@ test("leaving the page with unsaved edits asks first", async () => {
   await goal.fill("Learn two things about you");
   await goal.press("Tab");
   await page.locator(".dirty-dot").waitFor();
-  // Reloading would lose them: the browser asks, the person says stay.
+  // Reloading would lose them: the browser asks, the person says stay. (A reload
+  // that was stayed from never finishes: the 5 s bound is how long the test watches
+  // for one that would, not a wait for anything to happen.)
   const asked = expectDialog("beforeunload", false);
   const left = await page.reload({ timeout: 5000 }).then(() => true, () => false);
   await asked;
@@ -276,16 +296,16 @@ test("typed replies over HTTP; the recording is a download, imported back throug
   await page.fill(".run-input", "Interview me, typed");
   await page.click(RUN);
   const host = page.locator('.run-reply[data-agent="host"] textarea');
-  await host.waitFor({ timeout: 15000 });
+  await host.waitFor();
   await host.fill("Thank you, passing it on.");
   await page.locator('.run-reply[data-agent="host"] .run-chip', { hasText: "[SUMMARY]" }).click();
-  assert.equal(await host.inputValue(), "Thank you, passing it on. [SUMMARY]");
+  await page.waitForFunction(() => document.querySelector('.run-reply[data-agent="host"] textarea')?.value === "Thank you, passing it on. [SUMMARY]");
   await host.press("Enter");
   const writer = page.locator('.run-reply[data-agent="writer"] textarea');
-  await writer.waitFor({ timeout: 15000 });
+  await writer.waitFor();
   await writer.fill("They like talking. [DONE]");
   await writer.press("Enter");
-  await page.waitForFunction(() => document.querySelector(".run-status")?.textContent.startsWith("Finished"), null, { timeout: 20000 });
+  await statusIs(/^Finished/);
   assert.equal(await status(), "Finished: Writer said [DONE]");
   await shot("11-typed-finished");
 
@@ -306,7 +326,7 @@ test("typed replies over HTTP; the recording is a download, imported back throug
   await writeFile(file, text);
   const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.getByRole("button", { name: "Import recording…" }).click()]);
   await chooser.setFiles(file);
-  await page.waitForFunction(() => /^Replay · Finished: Writer said \[DONE\]/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 15000 });
+  await statusIs(/^Replay · Finished: Writer said \[DONE\]/);
   assert.equal(await page.locator(".run-export button").count(), 0, "a recording replayed is a file already");
   await shot("12-recording-imported");
 
@@ -317,11 +337,11 @@ test("typed replies over HTTP; the recording is a download, imported back throug
   await page.locator(".banner.error").waitFor();
   assert.match(await page.locator(".banner.error").innerText(), /Could not open the recording: '.*-cut\.json' ends early .* the recording is truncated/);
   await shot("13-recording-truncated");
-  // Chromium notes each refused request in the console: this refusal was the point.
+  // Chromium notes each refused request in the console: this refusal was the point
+  // (waited for, so that it is not left to the last test's tally).
   const refused = (c) => c.includes("400") && c.includes("/recordings/check");
-  for (let i = 0; i < 20 && !complaints.some(refused); i++) await pause(100);
-  const at = complaints.findIndex(refused);
-  if (at >= 0) complaints.splice(at, 1);
+  await waitFor(() => complaints.some(refused), { message: () => `Chromium's console note of the refused check (complaints: ${JSON.stringify(complaints)})` });
+  complaints.splice(complaints.findIndex(refused), 1);
   await page.locator(".banner button").click();
   await page.locator('.run-replay button[title="Stop replaying"]').click();
 });
@@ -337,12 +357,15 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   await page.evaluate(() => window.crewgraph.paintDelays.start());
   const started = Date.now();
   await page.click(RUN);
-  await page.waitForFunction(() => /^Running/.test(document.querySelector(".run-status")?.textContent ?? ""));
-  await page.waitForFunction(() => !/^Running/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 120000 });
+  await statusIs(/^Running/);
+  await page.waitForFunction(() => !/^Running/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 5 * WAIT });
   const seconds = (Date.now() - started) / 1000;
-  await pause(500);
-  const delays = await page.evaluate(() => window.crewgraph.paintDelays.stop());
+  // The run's last batches are folded (the status shows its end); each one's delay is
+  // noted just after its frame. Stop taking new batches, then wait for those frames.
   const events = await page.evaluate(() => window.crewgraph.runEvents());
+  await page.evaluate(() => (window.__delays = window.crewgraph.paintDelays.stop()));
+  await page.waitForFunction((count) => window.__delays.length >= count, events);
+  const delays = await page.evaluate(() => window.__delays);
   assert.ok(events > 5000, `the run made thousands of events (${events})`);
   assert.equal(delays.length, events, "every event reached the screen once");
   const sorted = [...delays].sort((a, b) => a - b);
