@@ -40,10 +40,10 @@ token=$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))'
 CREWGRAPH_DB="$work/crewgraph.db" "$cli" serve --addr "127.0.0.1:$port" --crews "$crews" --db "$work/crewgraph.db" --ui "$root/ui/dist" --token "$token" \
   >"$out/serve.log" 2>&1 &
 pid=$!
-# Up when GET /health answers (it needs no token); at most 10 s.
+# Up when GET /health answers (it needs no token); at most a minute (a busy machine).
 node -e '
   const [url, pid] = process.argv.slice(1);
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + 60000;
   const alive = () => { try { process.kill(Number(pid), 0); return true; } catch { return false; } };
   (async () => {
     while (Date.now() < deadline && alive()) {

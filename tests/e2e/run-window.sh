@@ -43,13 +43,17 @@ trap cleanup EXIT
 
 Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp 3>"$out/display" 2>"$out/xvfb.log" &
 pids+=($!)
-for _ in $(seq 100); do [ -s "$out/display" ] && break; sleep 0.1; done
+# Each helper gets up to a minute to come up (a busy machine is slow), then a clear no.
+for _ in $(seq 600); do [ -s "$out/display" ] && break; sleep 0.1; done
+[ -s "$out/display" ] || { echo "run-window.sh: Xvfb did not start:" >&2; cat "$out/xvfb.log" >&2; exit 1; }
 export DISPLAY=":$(cat "$out/display")"
 
 port=$(( 20000 + RANDOM % 20000 ))
 CREWGRAPH_CREWS_DIR="$crews" CREWGRAPH_DB="$big/crewgraph.db" "$driver" --port "$port" --native-port $(( port + 1 )) >"$out/tauri-driver.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+up=
+for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && up=1 && break; sleep 0.1; done
+[ -n "$up" ] || { echo "run-window.sh: tauri-driver did not listen on port $port:" >&2; cat "$out/tauri-driver.log" >&2; exit 1; }
 
 CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
   node --test --test-concurrency=1 "${tests[@]}"
