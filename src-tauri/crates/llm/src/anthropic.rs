@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{conversation, tool_arguments, Turn};
-use crate::http::{provider_message, Limits, Transport};
+use crate::http::{endpoint, provider_message, Limits, Transport};
 use crate::keys::Secret;
+use crate::settings::masked_url;
 use crate::openai::short;
 
 /// The API version sent with every request.
@@ -34,7 +35,7 @@ impl AnthropicClient {
     /// A client of `model` at `base_url`, sending `key` (if any) as `x-api-key`.
     pub fn new(base_url: &str, model: &str, key: Option<&Secret>, limits: Limits) -> Result<Self, LlmError> {
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let transport = Transport::new(format!("anthropic at {base_url}"), limits)?.hiding(key);
+        let transport = Transport::new(format!("anthropic at {}", masked_url(&base_url)), limits)?.hiding(key);
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(VERSION));
         if let Some(key) = key {
@@ -110,26 +111,25 @@ impl AnthropicClient {
 
     /// Asks `GET {base}/v1/models`: is the endpoint there, and does it take the key?
     pub async fn probe(&self) -> Result<(), String> {
-        self.transport.probe(&format!("{}/v1/models", self.base_url), &self.headers).await
+        self.transport.probe(&endpoint(&self.base_url, "v1/models"), &self.headers).await
     }
 }
 
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
-        let url = format!("{}/v1/messages", self.base_url);
+        let url = endpoint(&self.base_url, "v1/messages");
         let mut events = self.transport.post_events(&url, &self.headers, &self.body(request), cancel).await?;
         let mut reply = Reply::default();
+        let mut seen = 0;
         loop {
             let Some(event) = self.transport.next_event(&mut events, cancel).await? else {
                 if reply.stop.is_some() {
                     break; // closed right after the last event that matters
                 }
-                return Err(self.transport.error(format!(
-                    "the stream ended before the reply was complete ({} characters received)",
-                    reply.text.chars().count()
-                )));
+                return Err(self.transport.ended_early(seen, reply.text.chars().count()));
             };
+            seen += 1;
             if event.data.trim().is_empty() {
                 continue;
             }
@@ -156,9 +156,11 @@ enum Block {
     ToolUse { id: String, name: String, input: String },
 }
 
-/// A reply as its events arrive.
+/// A reply as its events arrive. Public, hidden, for the fuzz targets
+/// (`fuzz/src/lib.rs`) only.
+#[doc(hidden)]
 #[derive(Default)]
-struct Reply {
+pub struct Reply {
     text: String,
     blocks: Vec<Block>,
     usage: Usage,
@@ -166,7 +168,7 @@ struct Reply {
 }
 
 impl Reply {
-    fn take(&mut self, kind: &str, data: &Value, on_token: TokenSink<'_>) {
+    pub fn take(&mut self, kind: &str, data: &Value, on_token: TokenSink<'_>) {
         let count = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0) as u32;
         match kind {
             "message_start" => {
@@ -215,7 +217,7 @@ impl Reply {
     }
 
     /// The reply; under a forced tool (`structured`), that tool's input as the text.
-    fn finish_into(self, transport: &Transport, structured: Option<&str>) -> Result<LlmReply, LlmError> {
+    pub fn finish_into(self, transport: &Transport, structured: Option<&str>) -> Result<LlmReply, LlmError> {
         let mut tool_calls = Vec::new();
         let mut answer = None;
         for (index, block) in self.blocks.into_iter().enumerate() {

@@ -3,11 +3,14 @@
 //!
 //! - **Timeouts**: connecting, the first byte of the answer (its head), and the
 //!   silence between two pieces of a stream (idle), each from [`Limits`].
-//! - **Retries**: 429, 5xx, a refused connection and a first-byte timeout are tried
-//!   again, up to [`Limits::retries`] times, after an exponential backoff with jitter,
+//! - **Retries**: 429, 5xx, a refused, reset or cut connection before the first
+//!   byte, and a first-byte timeout are tried again, up to [`Limits::retries`] times, after an exponential backoff with jitter,
 //!   or after the server's `Retry-After` when it gives one (seconds or a date).
 //! - **Errors** name the provider and where it is, and carry the provider's own
-//!   message; a refused key (401/403) says to check the key.
+//!   message; a refused key (401/403) says to check the key; a failed connection or
+//!   a 2xx answer that is not a stream is said in words ([`crate::failure`]).
+//! - **Addresses**: a path is joined to a base URL as URLs are ([`endpoint`]), so a
+//!   base with a query (`?api-version=…`) keeps it at the end.
 //! - **Cancellation** drops the request or the stream at once, which closes the
 //!   connection.
 
@@ -18,11 +21,12 @@ use crewgraph_engine::run::LlmError;
 use eventsource_stream::{Event, EventStream, Eventsource};
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
 use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::failure;
 use crate::keys::Secret;
 
 /// How long to wait, and how often to try again.
@@ -135,11 +139,17 @@ impl Transport {
         cancel: &CancellationToken,
     ) -> Result<Events, LlmError> {
         let response = self.post(url, headers, body, cancel).await?;
+        let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        // No type at all is read as a stream: some servers leave it out.
+        if !content_type.is_empty() && !content_type.to_ascii_lowercase().starts_with("text/event-stream") {
+            let body = read_text(response, self.limits.idle).await;
+            return Err(self.error(failure::not_a_reply(&content_type, &body)));
+        }
         Ok(response.bytes_stream().boxed().eventsource())
     }
 
     /// POSTs `body` and returns the successful answer's head, retrying 429, 5xx,
-    /// refused connections and first-byte timeouts.
+    /// refused, reset or cut connections and first-byte timeouts.
     pub async fn post(
         &self,
         url: &str,
@@ -166,8 +176,13 @@ impl Transport {
                     self.error(format!("no answer within {} s", self.limits.first_byte.as_secs_f64())),
                     None,
                 ),
-                Ok(Err(error)) if error.is_connect() => (self.error(format!("cannot connect: {}", source_text(&error))), None),
-                Ok(Err(error)) => return Err(self.error(format!("the request failed: {}", source_text(&error)))),
+                Ok(Err(error)) => {
+                    let failure = failure::describe(&error, url);
+                    if !failure.transient {
+                        return Err(self.error(failure.text));
+                    }
+                    (self.error(failure.text), None)
+                }
                 Ok(Ok(response)) if response.status().is_success() => return Ok(response),
                 Ok(Ok(response)) => {
                     let status = response.status();
@@ -218,6 +233,16 @@ impl Transport {
         }
     }
 
+    /// The error for a stream that ended before the reply did, after `events` events
+    /// and `chars` characters of text.
+    pub fn ended_early(&self, events: usize, chars: usize) -> LlmError {
+        if events == 0 {
+            self.error("the server answered but sent no reply at all (an empty stream) — is the base URL right?")
+        } else {
+            self.error(format!("the connection closed before the reply was complete ({chars} characters received)"))
+        }
+    }
+
     /// The next event of a stream, within the idle timeout; None at the stream's end.
     pub async fn next_event(&self, events: &mut Events, cancel: &CancellationToken) -> Result<Option<Event>, LlmError> {
         let next = tokio::select! {
@@ -228,7 +253,7 @@ impl Transport {
             Err(_) => Err(self.error(format!("the stream went silent for {} s", self.limits.idle.as_secs_f64()))),
             Ok(None) => Ok(None),
             Ok(Some(Ok(event))) => Ok(Some(event)),
-            Ok(Some(Err(error))) => Err(self.error(format!("the stream broke: {}", source_text(&error)))),
+            Ok(Some(Err(error))) => Err(self.error(format!("the connection broke off in the middle of the reply ({})", last_cause(&error)))),
         }
     }
 
@@ -237,7 +262,7 @@ impl Transport {
         let send = self.client.get(url).headers(headers.clone()).send();
         match tokio::time::timeout(self.limits.connect, send).await {
             Err(_) => Err(format!("no answer within {} s", self.limits.connect.as_secs())),
-            Ok(Err(error)) => Err(source_text(&error)),
+            Ok(Err(error)) => Err(failure::describe(&error, url).text),
             Ok(Ok(response)) if response.status().is_success() => Ok(()),
             Ok(Ok(response)) => {
                 let status = response.status();
@@ -306,24 +331,41 @@ pub fn provider_message(body: &str) -> String {
     short
 }
 
-/// An error's chain of causes in one line (reqwest's own text is only its first link).
-fn source_text(error: &dyn std::error::Error) -> String {
+/// The deepest cause of an error, the words a person can look up.
+fn last_cause(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
+    let mut source = error.source();
     while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
+        text = cause.to_string();
         source = cause.source();
     }
     text
 }
 
+/// `path` under the base URL `base`, as URLs join: the base's path gains it and
+/// its query stays at the end (`https://h/v1?api-version=1` + `chat/completions`
+/// is `https://h/v1/chat/completions?api-version=1`).
+pub fn endpoint(base: &str, path: &str) -> String {
+    match reqwest::Url::parse(base) {
+        Ok(mut url) => {
+            let joined = format!("{}/{}", url.path().trim_end_matches('/'), path.trim_start_matches('/'));
+            url.set_path(&joined);
+            url.to_string()
+        }
+        Err(_) => format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/')),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_join_a_base_url_as_urls_do() {
+        assert_eq!(endpoint("https://h.example/openai/v1?api-version=2024-01-01", "chat/completions"), "https://h.example/openai/v1/chat/completions?api-version=2024-01-01");
+        assert_eq!(endpoint("http://127.0.0.1:8080/v1/", "/models"), "http://127.0.0.1:8080/v1/models");
+        assert_eq!(endpoint("https://api.anthropic.com", "v1/messages"), "https://api.anthropic.com/v1/messages");
+    }
 
     #[test]
     fn provider_messages_come_from_every_known_error_shape() {

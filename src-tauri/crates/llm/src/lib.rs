@@ -24,6 +24,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod failure;
 pub mod http;
 pub mod keys;
 pub mod local;
@@ -38,6 +39,6 @@ pub use http::Limits;
 pub use local::{LocalModel, LocalPaths, LocalServer};
 pub use models::Models;
 pub use openai::OpenAiClient;
-pub use scripted::{Script, ScriptError, ScriptedLlm};
+pub use scripted::{RepliesUsed, Script, ScriptError, ScriptedLlm};
 pub use settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
 pub use typed::TypedReplies;

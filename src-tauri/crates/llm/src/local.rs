@@ -237,7 +237,7 @@ impl LlmClient for LocalModel {
             tries += 1;
             match reply {
                 // The server is gone (it crashed, or was killed): start another, once.
-                Err(LlmError::Failed(why)) if why.contains("cannot connect") => {
+                Err(LlmError::Failed(why)) if crate::failure::server_gone(&why) => {
                     self.running.lock().await.take();
                     if tries > 1 {
                         return Err(LlmError::Failed(why));

@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{conversation, tool_arguments, Turn};
-use crate::http::{provider_message, Limits, Transport};
+use crate::http::{endpoint, provider_message, Limits, Transport};
 use crate::keys::Secret;
+use crate::settings::masked_url;
 
 /// A client of one model at one OpenAI-compatible endpoint.
 #[derive(Clone, Debug)]
@@ -27,7 +28,7 @@ pub struct OpenAiClient {
 impl OpenAiClient {
     /// A client of `model` at `base_url`, sending `key` (if any) as a bearer token.
     pub fn new(base_url: &str, model: &str, key: Option<&Secret>, limits: Limits) -> Result<Self, LlmError> {
-        let label = format!("openai at {}", base_url.trim_end_matches('/'));
+        let label = format!("openai at {}", masked_url(base_url.trim_end_matches('/')));
         Self::named(label, base_url, model, key, limits)
     }
 
@@ -116,19 +117,18 @@ impl OpenAiClient {
         on_token: TokenSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<LlmReply, LlmError> {
-        let url = format!("{}/chat/completions", self.base_url);
+        let url = endpoint(&self.base_url, "chat/completions");
         let mut events = self.transport.post_events(&url, &self.headers, body, cancel).await?;
         let mut reply = Reply::default();
+        let mut seen = 0;
         loop {
             let Some(event) = self.transport.next_event(&mut events, cancel).await? else {
                 if reply.finish.is_some() {
                     break; // some servers close without [DONE] after the last chunk
                 }
-                return Err(self.transport.error(format!(
-                    "the stream ended before the reply was complete ({} characters received)",
-                    reply.text.chars().count()
-                )));
+                return Err(self.transport.ended_early(seen, reply.text.chars().count()));
             };
+            seen += 1;
             if event.data.trim() == "[DONE]" {
                 break;
             }
@@ -150,7 +150,7 @@ impl OpenAiClient {
 
     /// Asks `GET {base}/models`: is the endpoint there, and does it take the key?
     pub async fn probe(&self) -> Result<(), String> {
-        self.transport.probe(&format!("{}/models", self.base_url), &self.headers).await
+        self.transport.probe(&endpoint(&self.base_url, "models"), &self.headers).await
     }
 }
 
@@ -161,9 +161,11 @@ impl LlmClient for OpenAiClient {
     }
 }
 
-/// A reply as its chunks arrive.
+/// A reply as its chunks arrive. Public, hidden, for the fuzz targets
+/// (`fuzz/src/lib.rs`) only.
+#[doc(hidden)]
 #[derive(Default)]
-struct Reply {
+pub struct Reply {
     text: String,
     /// Tool calls by their index: id, name, argument text so far.
     calls: Vec<(String, String, String)>,
@@ -172,7 +174,7 @@ struct Reply {
 }
 
 impl Reply {
-    fn take(&mut self, chunk: &Value, on_token: TokenSink<'_>) {
+    pub fn take(&mut self, chunk: &Value, on_token: TokenSink<'_>) {
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0) as u32;
             self.usage = Some(Usage { input_tokens: count("prompt_tokens"), output_tokens: count("completion_tokens"), cost_usd: None });
@@ -204,7 +206,7 @@ impl Reply {
         }
     }
 
-    fn finish_into(self, transport: &Transport) -> Result<LlmReply, LlmError> {
+    pub fn finish_into(self, transport: &Transport) -> Result<LlmReply, LlmError> {
         let mut tool_calls = Vec::new();
         for (index, (id, name, arguments)) in self.calls.into_iter().enumerate() {
             if name.is_empty() {

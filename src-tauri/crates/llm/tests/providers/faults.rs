@@ -192,7 +192,7 @@ async fn openai_a_stream_cut_halfway_is_an_error_after_the_pieces_already_receiv
         let server = FaultServer::start(vec![Answer::cut_stream(chunks, cut)]).await;
         let outcome = ask(&openai(&server, quick())).await;
         let error = outcome.failure();
-        assert!(error.contains("the stream ended before the reply was complete (9 characters received)"), "{error}");
+        assert!(error.contains("the connection closed before the reply was complete (9 characters received)"), "{error}");
         assert_eq!(outcome.pieces, ["Once", " upon"], "the text before the cut reached on_token");
         assert_eq!(server.requests().len(), 1, "a broken stream is not retried (its text was already shown)");
     })
@@ -207,7 +207,7 @@ async fn openai_a_chunked_transfer_cut_halfway_is_a_broken_stream_after_the_piec
         let server = FaultServer::start(vec![Answer::cut_chunked_stream(chunks, cut)]).await;
         let outcome = ask(&openai(&server, quick())).await;
         let error = outcome.failure();
-        assert!(error.contains("the stream broke"), "{error}");
+        assert!(error.contains("the connection broke off in the middle of the reply"), "{error}");
         assert_eq!(outcome.pieces, ["Once", " upon"]);
     })
     .await;
@@ -396,7 +396,7 @@ async fn anthropic_a_stream_cut_halfway_is_an_error_after_the_pieces_already_rec
         let server = FaultServer::start(vec![Answer::cut_stream(chunks, cut)]).await;
         let outcome = ask(&anthropic(&server, quick())).await;
         let error = outcome.failure();
-        assert!(error.contains("the stream ended before the reply was complete (9 characters received)"), "{error}");
+        assert!(error.contains("the connection closed before the reply was complete (9 characters received)"), "{error}");
         assert_eq!(outcome.pieces, ["Once", " upon"]);
     })
     .await;

@@ -1,0 +1,164 @@
+//! What went wrong between Crewgraph and a model's server, in a person's words: a
+//! failed request ([`describe`]: nothing listening, an unknown host, a connection cut,
+//! a certificate refused) and a 2xx answer that is not a model's ([`not_a_reply`]: an
+//! HTML page, an empty body, truncated JSON). The HTTP client's own chain of errors
+//! is reduced to its last cause, in parentheses, so the details are still there.
+
+use std::error::Error as StdError;
+use std::io::ErrorKind;
+
+/// A failed request, said plainly, and whether trying again may help.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub text: String,
+    /// A refused or cut connection, a timeout: the next try may pass.
+    pub transient: bool,
+}
+
+/// The words [`describe`] starts with when nothing listens at the address.
+const NOTHING_ANSWERS: &str = "nothing answers at";
+/// The words [`describe`] uses when the connection was cut before an answer.
+const CUT_BEFORE_ANSWER: &str = "was cut before the server answered";
+
+/// True when `error` (a provider's error text) says the server was not there, or
+/// went away before answering: a server of our own that died can be started again.
+pub fn server_gone(error: &str) -> bool {
+    error.contains(NOTHING_ANSWERS) || error.contains(CUT_BEFORE_ANSWER)
+}
+
+/// What happened to a request to `url` that got no answer.
+pub fn describe(error: &reqwest::Error, url: &str) -> Failure {
+    let place = place(url);
+    let detail = last_cause(error);
+    let chain = chain_text(error).to_ascii_lowercase();
+    let io_kind = io_kind(error);
+    let (text, transient) = match io_kind {
+        Some(ErrorKind::ConnectionRefused) => (format!("{NOTHING_ANSWERS} {place} — is the model server running?"), true),
+        Some(ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof) => {
+            (format!("the connection to {place} {CUT_BEFORE_ANSWER}"), true)
+        }
+        Some(ErrorKind::TimedOut) => (format!("connecting to {place} timed out"), true),
+        _ if chain.contains("dns error") || chain.contains("lookup address") || chain.contains("name or service not known") => {
+            (format!("cannot find the server {place} — is the address right?"), false)
+        }
+        _ if chain.contains("certificate") || chain.contains("tls") || chain.contains("handshake") => {
+            (format!("the secure connection to {place} failed — its certificate was not accepted"), false)
+        }
+        _ if chain.contains("connection closed") || chain.contains("incomplete message") || chain.contains("reset") => {
+            (format!("the connection to {place} {CUT_BEFORE_ANSWER}"), true)
+        }
+        _ if error.is_connect() => (format!("cannot connect to {place}"), true),
+        _ if error.is_timeout() => (format!("{place} did not answer in time"), true),
+        _ if error.is_builder() => (format!("the address {place} cannot be used"), false),
+        _ => (format!("the request to {place} failed"), error.is_request()),
+    };
+    Failure { text: format!("{text} ({detail})"), transient }
+}
+
+/// What a 2xx answer with `content_type` and `body` is, when it is not the stream of a
+/// model's reply.
+pub fn not_a_reply(content_type: &str, body: &str) -> String {
+    let trimmed = body.trim_start();
+    let content_type = content_type.to_ascii_lowercase();
+    if trimmed.is_empty() {
+        return "the server answered with an empty body, not a chat completion — is the base URL right?".to_owned();
+    }
+    if content_type.contains("html") || trimmed.starts_with('<') {
+        let title = html_title(trimmed).map(|t| format!(" (\"{t}\")")).unwrap_or_default();
+        return format!("the server answered with an HTML page{title}, not a chat completion — is the base URL right?");
+    }
+    match serde_json::from_str::<serde_json::Value>(trimmed) {
+        Ok(value) if value.get("error").is_some() || value.get("message").is_some() => {
+            format!("the server answered with an error: {}", crate::http::provider_message(trimmed))
+        }
+        Ok(_) => format!(
+            "the server answered with JSON that is not a streamed chat completion: {} — is the base URL right?",
+            crate::openai::short(trimmed)
+        ),
+        Err(_) if trimmed.starts_with(['{', '[']) => {
+            format!("the server's answer is cut off or broken JSON: {}", crate::openai::short(trimmed))
+        }
+        Err(_) => format!("the server answered with text, not a chat completion: {} — is the base URL right?", crate::openai::short(trimmed)),
+    }
+}
+
+/// `host:port` of `url`, for messages (never its credentials or query).
+fn place(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => match (parsed.host_str(), parsed.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            _ => crate::settings::masked_url(url),
+        },
+        Err(_) => crate::settings::masked_url(url),
+    }
+}
+
+/// The deepest cause's words: the one a person can look up ("Connection refused (os
+/// error 111)"), not the client's wrapping.
+fn last_cause(error: &(dyn StdError + 'static)) -> String {
+    let mut last: &(dyn StdError + 'static) = error;
+    while let Some(source) = last.source() {
+        last = source;
+    }
+    let text = last.to_string();
+    if text.is_empty() {
+        error.to_string()
+    } else {
+        text
+    }
+}
+
+fn chain_text(error: &(dyn StdError + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// The kind of the first I/O error in the chain, outermost first.
+fn io_kind(error: &(dyn StdError + 'static)) -> Option<ErrorKind> {
+    let mut link: Option<&(dyn StdError + 'static)> = Some(error);
+    while let Some(current) = link {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        link = current.source();
+    }
+    None
+}
+
+fn html_title(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let start = lower.find("<title>")? + "<title>".len();
+    let end = start + lower[start..].find("</title>")?;
+    let title: String = html.get(start..end)?.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty()).then(|| title.chars().take(80).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_that_are_not_a_reply_say_what_came_back() {
+        assert!(not_a_reply("text/html", "<html><head><title>Welcome to nginx!</title></head></html>")
+            .starts_with("the server answered with an HTML page (\"Welcome to nginx!\"), not a chat completion"));
+        assert!(not_a_reply("", "<!doctype html><p>hi").contains("HTML page, not a chat completion — is the base URL right?"));
+        assert!(not_a_reply("application/json", "").contains("empty body"));
+        assert!(not_a_reply("application/json", r#"{"choices": [{"mess"#).starts_with("the server's answer is cut off or broken JSON"));
+        assert!(not_a_reply("application/json", r#"{"error": {"message": "no such model"}}"#).ends_with("no such model"));
+        assert!(not_a_reply("application/json", r#"{"object": "list"}"#).contains("not a streamed chat completion"));
+        assert!(not_a_reply("text/plain", "Hello").contains("answered with text"));
+    }
+
+    #[test]
+    fn places_never_show_credentials() {
+        assert_eq!(place("https://user:secret@example.org/v1?key=k"), "example.org:443");
+        assert_eq!(place("http://127.0.0.1:9/v1"), "127.0.0.1:9");
+    }
+}
