@@ -142,9 +142,17 @@ impl ModelConfig {
             return Err(format!("a {} model needs the provider's model name (for example gpt-4o-mini)", self.provider));
         }
         if let Some(url) = &self.base_url {
-            let parsed = reqwest::Url::parse(url).map_err(|e| format!("the base URL '{url}' is not a URL: {e}"))?;
+            let shown = masked_url(url);
+            let parsed = reqwest::Url::parse(url).map_err(|e| format!("the base URL '{shown}' is not a URL: {e}"))?;
             if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(format!("the base URL '{url}' must start with http:// or https:// and name a host"));
+                return Err(format!("the base URL '{shown}' must start with http:// or https:// and name a host"));
+            }
+            if !parsed.username().is_empty() || parsed.password().is_some() {
+                return Err(format!(
+                    "the base URL '{shown}' has a user name or password in it; give the address without it and keep the \
+                     key in the key store instead (Settings, or `crewgraph keys set {}`)",
+                    self.key_name()
+                ));
             }
         }
         if let Some(price) = &self.price {
@@ -239,9 +247,55 @@ impl ModelSettings {
     }
 }
 
+/// `url` fit to show: a user name or password in it and the values of its query
+/// (where some services take a key) as `***`. Text that is not a URL is shown as is.
+pub fn masked_url(url: &str) -> String {
+    let Ok(mut parsed) = reqwest::Url::parse(url) else {
+        // Not a URL, but perhaps `scheme://user:secret@…` all the same.
+        return match (url.find("://"), url.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => format!("{}***{}", &url[..scheme + 3], &url[at..]),
+            _ => url.to_owned(),
+        };
+    };
+    let mut masked = false;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        let _ = parsed.set_username("***");
+        let _ = parsed.set_password(None);
+        masked = true;
+    }
+    if parsed.query().is_some() {
+        let keys: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
+        parsed.query_pairs_mut().clear().extend_pairs(keys.iter().map(|k| (k.as_str(), "***")));
+        masked = true;
+    }
+    if masked {
+        parsed.to_string()
+    } else {
+        url.to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_in_a_base_url_are_masked_and_plain_urls_kept() {
+        assert_eq!(masked_url("https://api.openai.com/v1"), "https://api.openai.com/v1");
+        let masked = masked_url("https://me:sk-secret@host.example/v1?api-key=sk-other&x=1");
+        assert!(!masked.contains("sk-secret") && !masked.contains("sk-other"), "{masked}");
+        assert!(masked.contains("host.example/v1"), "{masked}");
+        assert_eq!(masked_url("https://me:se cret@host/v1"), "https://***@host/v1");
+    }
+
+    #[test]
+    fn a_base_url_with_credentials_is_refused_without_repeating_them() {
+        let mut config = ModelConfig::new(Provider::Openai, "gpt-4o-mini");
+        config.base_url = Some("https://me:sk-secret@host.example/v1".into());
+        let error = config.check().unwrap_err();
+        assert!(error.contains("user name or password") && error.contains("crewgraph keys set openai"), "{error}");
+        assert!(!error.contains("sk-secret"), "{error}");
+    }
 
     fn settings() -> ModelSettings {
         let mut settings = ModelSettings::default();
@@ -303,3 +357,4 @@ mod tests {
         assert_eq!(config.check(), Ok(()));
     }
 }
+
