@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use crewgraph_engine::file::Entries;
+use crewgraph_engine::file::{is_null, Entries};
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::routing::llm::ROUTER_AGENT;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, ToolCall};
@@ -33,6 +33,7 @@ use crewgraph_engine::{AgentId, Crew, Problem};
 use marked_yaml::{Marker, Spanned};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// A problem with a script, at its place in the file.
@@ -111,9 +112,10 @@ impl ReplyFile {
         match self {
             ReplyFile::Text(content) => ScriptedReply { content, ..ScriptedReply::default() },
             ReplyFile::Map(m) => ScriptedReply {
-                content: m.content,
+                // `content: null` is no text and `error: null` no error, as YAML means them.
+                content: if is_null(&m.content) { String::new() } else { m.content },
                 tool_calls: m.tool_calls.into_iter().map(|c| (c.name, arguments(c.arguments))).collect(),
-                error: m.error,
+                error: m.error.filter(|e| !is_null(e)),
                 delay_ms: m.delay_ms,
             },
         }
@@ -136,14 +138,46 @@ pub struct Script {
     replies: Vec<(AgentId, Vec<ScriptedReply>, Marker)>,
 }
 
+/// What a run's agents already took from a script: per agent, how many replies its
+/// turns used (one per reply that ended a turn, one per reply that asked for tools),
+/// and the text of the replies that ended a turn, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RepliesUsed {
+    pub counts: HashMap<AgentId, usize>,
+    pub said: HashMap<AgentId, Vec<String>>,
+}
+
 impl Script {
-    /// Leaves out the first `used[agent]` replies of each agent: a script written
-    /// for the whole run, going on from where a resumed run stopped.
-    pub fn skip(&mut self, used: &HashMap<AgentId, usize>) {
+    /// Fits the script of a resume to the run, by one rule for the window, the server
+    /// and the CLI: when each agent's first replies are the ones the run already used
+    /// (the script of the whole run), they are skipped; otherwise the script holds the
+    /// replies from the resume point on. True when it skipped.
+    pub fn resume_after(&mut self, used: &RepliesUsed) -> bool {
+        if !self.repeats(used) {
+            return false;
+        }
         for (agent, replies, _) in &mut self.replies {
-            let n = used.get(agent).copied().unwrap_or(0).min(replies.len());
+            let n = used.counts.get(agent).copied().unwrap_or(0).min(replies.len());
             replies.drain(..n);
         }
+        true
+    }
+
+    /// True when, for every agent that said something, the script's first replies
+    /// hold what it said, in order (tool-call rounds in between).
+    fn repeats(&self, used: &RepliesUsed) -> bool {
+        let mut compared = false;
+        for (agent, said) in used.said.iter().filter(|(_, said)| !said.is_empty()) {
+            let count = used.counts.get(agent).copied().unwrap_or(0);
+            let Some((_, replies, _)) = self.replies.iter().find(|(a, _, _)| a == agent) else { return false };
+            let Some(first) = replies.get(..count) else { return false };
+            let mut contents = first.iter().map(|reply| reply.content.trim());
+            if !said.iter().all(|text| contents.any(|content| content == text.trim())) {
+                return false;
+            }
+            compared = true;
+        }
+        compared
     }
 
     /// Reads and parses a script file.
@@ -281,13 +315,19 @@ impl LlmClient for ScriptedLlm {
     ) -> Result<LlmReply, LlmError> {
         let reply = self.next_reply(request.agent)?;
         let pieces = pieces(&reply.content);
-        let pause = Duration::from_millis(reply.delay_ms) / (pieces.len().max(1) as u32);
-        if pieces.is_empty() && reply.delay_ms > 0 {
-            wait(Duration::from_millis(reply.delay_ms), cancel).await?;
+        let delay = Duration::from_millis(reply.delay_ms);
+        if pieces.is_empty() && !delay.is_zero() {
+            wait_until(Instant::now() + delay, cancel).await?;
         }
-        for piece in &pieces {
-            if !pause.is_zero() {
-                wait(pause, cancel).await?;
+        // Each word is due at its share of the delay from the start: a timer's
+        // granularity (about a millisecond) is paid at most once per word that is
+        // late, not added to every word, so `delay_ms` holds for long replies too.
+        let start = Instant::now();
+        let count = pieces.len().max(1) as u32;
+        for (index, piece) in pieces.iter().enumerate() {
+            let due = start + delay.mul_f64(f64::from(index as u32 + 1) / f64::from(count));
+            if !delay.is_zero() && Instant::now() < due {
+                wait_until(due, cancel).await?;
             } else if cancel.is_cancelled() {
                 return Err(LlmError::Cancelled);
             }
@@ -305,9 +345,9 @@ impl LlmClient for ScriptedLlm {
     }
 }
 
-async fn wait(duration: Duration, cancel: &CancellationToken) -> Result<(), LlmError> {
+async fn wait_until(due: Instant, cancel: &CancellationToken) -> Result<(), LlmError> {
     tokio::select! {
-        _ = tokio::time::sleep(duration) => Ok(()),
+        _ = tokio::time::sleep_until(due) => Ok(()),
         _ = cancel.cancelled() => Err(LlmError::Cancelled),
     }
 }
