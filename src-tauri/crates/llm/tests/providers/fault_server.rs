@@ -36,6 +36,8 @@ pub enum Answer {
     Trickle { chunks: Vec<String> },
     /// No answer at all: the request is read and the socket held open.
     Silent,
+    /// The request is read, then the connection reset (a TCP RST) before any byte.
+    Reset,
 }
 
 impl Answer {
@@ -202,6 +204,11 @@ async fn serve(mut socket: TcpStream, answer: Option<Answer>, recorded: Arc<Mute
             hold_until_closed(&mut socket).await;
         }
         Answer::Silent => hold_until_closed(&mut socket).await,
+        Answer::Reset => {
+            // Closing with a zero linger sends RST instead of FIN.
+            let _ = socket.set_linger(Some(Duration::ZERO));
+            drop(socket);
+        }
     }
 }
 

@@ -491,3 +491,64 @@ async fn anthropic_sends_the_key_as_x_api_key_with_the_api_version() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn openai_a_connection_reset_before_the_first_byte_is_retried_like_a_5xx() {
+    bounded(async {
+        let server = FaultServer::start(vec![Answer::Reset, Answer::stream(openai_stream(&["Hello"]))]).await;
+        let outcome = ask(&openai(&server, quick())).await;
+        assert_eq!(outcome.reply().content, "Hello");
+        assert_eq!(server.requests().len(), 2, "the reset was tried again");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn openai_resets_every_time_say_so_in_words() {
+    bounded(async {
+        let server = FaultServer::start(vec![Answer::Reset, Answer::Reset, Answer::Reset]).await;
+        let error = ask(&openai(&server, quick())).await.failure().to_owned();
+        assert!(error.contains("was cut before the server answered") && error.ends_with("(tried 3 times)"), "{error}");
+        assert!(!error.contains("hyper") && !error.contains("reqwest"), "no client internals: {error}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_port_where_nothing_listens_says_so_and_what_to_try() {
+    bounded(async {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let client = OpenAiClient::new(&format!("http://127.0.0.1:{port}/v1"), "m", None, quick()).unwrap();
+        let error = ask(&client).await.failure().to_owned();
+        assert!(error.contains(&format!("nothing answers at 127.0.0.1:{port} — is the model server running?")), "{error}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_200_that_is_an_html_page_says_so_and_is_not_retried() {
+    bounded(async {
+        let page = "<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head><body>hi</body></html>";
+        let server = FaultServer::start(vec![Answer::status_with(200, &[("Content-Type", "text/html")], page)]).await;
+        let error = ask(&openai(&server, quick())).await.failure().to_owned();
+        assert!(error.contains("an HTML page (\"Welcome to nginx!\"), not a chat completion — is the base URL right?"), "{error}");
+        assert_eq!(server.requests().len(), 1);
+        for body in ["", r#"{"choices": [{"delta""#] {
+            let server = FaultServer::start(vec![Answer::status(200, body)]).await;
+            let error = ask(&anthropic(&server, quick())).await.failure().to_owned();
+            assert!(error.contains("empty body") || error.contains("cut off or broken JSON"), "{body}: {error}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_base_url_with_a_query_keeps_it_after_the_path() {
+    bounded(async {
+        let server = FaultServer::start(vec![Answer::stream(openai_stream(&["Hi"]))]).await;
+        let client = OpenAiClient::new(&server.url("/openai/deployments/d?api-version=2024-01-01"), "m", None, quick()).unwrap();
+        assert_eq!(ask(&client).await.reply().content, "Hi");
+        assert_eq!(server.requests()[0].path, "/openai/deployments/d/chat/completions?api-version=2024-01-01");
+    })
+    .await;
+}
