@@ -8,8 +8,15 @@ APP := target/debug/crewgraph-desktop
 CLI := target/debug/crewgraph
 TAURI_DRIVER := .tools/bin/tauri-driver
 TAURI_DRIVER_VERSION := 2.1.0
+CARGO_FUZZ := .tools/bin/cargo-fuzz
+CARGO_FUZZ_VERSION := 0.13.2
+FUZZ_TARGETS := loader matcher script calculator openai_stream anthropic_stream router_answer gatekeeper_answer recording
+FUZZ_SECONDS ?= 60
+# libFuzzer through cargo-fuzz on the stable toolchain: without a sanitizer (-s none)
+# cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
+FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e browser-e2e bench clean
+.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e browser-e2e bench fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -90,6 +97,34 @@ bench:
 	cargo bench -p crewgraph --bench serve
 	@scripts/setup-local-model.sh
 	cargo bench -p crewgraph --bench providers
+
+## fuzz: every fuzz target for FUZZ_SECONDS (60) each; fails at the end if any crashed (inputs in fuzz/artifacts/<target>/)
+# New inputs go to fuzz/work/<target>/ (not committed); `make fuzz-corpus` merges them in.
+# libFuzzer's fork mode goes on after a crash, so one known crash hides nothing else.
+fuzz: $(CARGO_FUZZ)
+	cd fuzz && $(FUZZ_ENV) cargo fuzz build -s none
+	@rm -rf fuzz/artifacts; for target in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/work/$$target; \
+	  echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; \
+	  (cd fuzz && $(FUZZ_ENV) cargo fuzz run -s none $$target work/$$target corpus/$$target -- \
+	    -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048) || exit 1; \
+	done; \
+	if compgen -G "fuzz/artifacts/*/*" >/dev/null; then \
+	  echo "error: fuzzing found crashes (docs/testing.md says what to do):" >&2; ls fuzz/artifacts/*/* >&2; exit 1; \
+	fi
+
+## fuzz-corpus: the committed corpora merged with what `make fuzz` found, minimized (libFuzzer -merge=1)
+fuzz-corpus: $(CARGO_FUZZ)
+	cd fuzz && $(FUZZ_ENV) cargo fuzz build -s none
+	@for target in $(FUZZ_TARGETS); do \
+	  rm -rf fuzz/work/merged && mkdir -p fuzz/work/merged fuzz/work/$$target; \
+	  (cd fuzz && $(FUZZ_ENV) cargo fuzz run -s none $$target work/merged corpus/$$target work/$$target -- -merge=1) || exit 1; \
+	  rm -rf fuzz/corpus/$$target && mv fuzz/work/merged fuzz/corpus/$$target; \
+	done
+
+$(CARGO_FUZZ):
+	cargo install cargo-fuzz --locked --version $(CARGO_FUZZ_VERSION) --root .tools
 
 clean:
 	cargo clean

@@ -12,6 +12,7 @@
 //! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
+//! Fuzzing (`fuzz_corpora`): the fuzz targets' corpora and regressions (`fuzz/`).
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
@@ -22,6 +23,7 @@ mod batches;
 mod crash;
 mod editor;
 mod e2e;
+mod fuzz_corpora;
 mod gatekeeper;
 mod help;
 mod interrupt;

@@ -1,0 +1,4 @@
+//! Fuzz target `anthropic_stream`: the body, and what it checks, is `crewgraph_fuzz::anthropic_stream` (fuzz/src/lib.rs).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| crewgraph_fuzz::anthropic_stream(data));
