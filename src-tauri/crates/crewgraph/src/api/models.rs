@@ -124,6 +124,15 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// A keyring failure as Settings show it: a bad name is the person's to fix; no
+/// keyring says where the key can go instead (once: the error itself says it).
+fn key_error(error: keys::KeyError, done: &str) -> ApiError {
+    match error {
+        keys::KeyError::BadName(_) => ApiError::new(ApiErrorCode::InvalidInput, error.to_string()),
+        keys::KeyError::NoKeyring(..) => ApiError::new(ApiErrorCode::Io, format!("the key could not be {done}: {error}")),
+    }
+}
+
 impl Api {
     fn settings_store(&self) -> Result<&Arc<dyn SettingsStore>, ApiError> {
         self.settings.as_ref().ok_or_else(|| ApiError::new(ApiErrorCode::Store, "no settings store is open"))
@@ -204,17 +213,12 @@ impl Api {
         if name.trim().is_empty() || key.trim().is_empty() {
             return Err(ApiError::new(ApiErrorCode::InvalidInput, "an API key needs a name and the key itself"));
         }
-        keys::store(name, &keys::Secret::new(key.trim())).map_err(|e| {
-            ApiError::new(
-                ApiErrorCode::Io,
-                format!("the key could not be kept in the keyring: {e} (set {} instead)", keys::env_names(name).join(" or ")),
-            )
-        })
+        keys::store(name, &keys::Secret::new(key.trim())).map_err(|e| key_error(e, "kept"))
     }
 
     /// Forgets the API key kept in the keyring under `name`; false when there was none.
     pub fn remove_api_key(&self, name: &str) -> Result<bool, ApiError> {
-        keys::remove(name).map_err(|e| ApiError::new(ApiErrorCode::Io, format!("the key could not be removed from the keyring: {e}")))
+        keys::remove(name).map_err(|e| key_error(e, "removed"))
     }
 
     pub async fn list_models(&self, check: bool) -> Result<Vec<ModelView>, ApiError> {
