@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e browser-e2e bench fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -65,6 +65,12 @@ build: ui
 
 rust-test: build
 	cargo test --workspace
+
+## soak: the crash soak, long: SOAK_KILLS runs and resumes killed at random moments (make test makes 8)
+SOAK_KILLS ?= 150
+soak: build
+	CREWGRAPH_SOAK_KILLS=$(SOAK_KILLS) cargo test --workspace --test integration -- --exact --nocapture \
+	  soak::runs_killed_at_random_moments_and_resumed_lose_no_step_and_repeat_none
 
 # The TypeScript types the UI uses are generated from Rust by `cargo test` (ts-rs);
 # the committed copies must match.

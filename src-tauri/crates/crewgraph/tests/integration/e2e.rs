@@ -217,6 +217,23 @@ impl Spawned {
         }
     }
 
+    /// Collects what the child prints for `wait` (the soak's random kill moment);
+    /// returns early, true, when its output ends (it is exiting or gone).
+    pub fn read_for(&mut self, wait: Duration) -> bool {
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.printed.push(line),
+                Err(RecvTimeoutError::Timeout) => return false,
+                Err(RecvTimeoutError::Disconnected) => return true,
+            }
+        }
+    }
+
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -37,6 +37,7 @@ mod runner;
 mod serve;
 mod settings;
 mod shapes;
+mod soak;
 mod support;
 mod traces;
 mod validate;

@@ -74,3 +74,42 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
 pub fn run_on_fixtures(args: &[&str]) -> Run {
     run_in(&fixtures(), args, "")
 }
+
+/// A small seeded random source (SplitMix64) for the soak and chaos tests: the
+/// same seed makes the same choices, so a failure is replayed by its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// The seed in the environment variable `var` (to replay a failure), else a new one.
+pub fn seed_from(var: &str) -> u64 {
+    match std::env::var(var) {
+        Ok(text) => text.trim().parse().unwrap_or_else(|_| panic!("{var} is a number (a seed printed by an earlier run): {text:?}")),
+        Err(_) => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            (now.as_nanos() as u64) ^ u64::from(std::process::id())
+        }
+    }
+}
