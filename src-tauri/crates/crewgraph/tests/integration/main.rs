@@ -20,6 +20,7 @@
 mod bad_db;
 mod bad_runs;
 mod batches;
+mod chaos;
 mod crash;
 mod editor;
 mod e2e;
