@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps ui build rust-test bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps ui build rust-test secrets-test bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -36,7 +36,7 @@ run: deps build
 	fi
 
 ## test: everything — Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
-test: test-deps build rust-test bindings-check ui-test e2e browser-e2e
+test: test-deps build rust-test secrets-test bindings-check ui-test e2e browser-e2e
 	@echo "All tests passed."
 
 deps:
@@ -65,6 +65,11 @@ build: ui
 
 rust-test: build
 	cargo test --workspace
+
+# The key tests that need an OS keyring (a private gnome-keyring in its own D-Bus
+# session), or none at all; a plain `cargo test` skips them (docs/testing.md).
+secrets-test: build test-deps
+	scripts/test-secrets.sh
 
 ## soak: the crash soak, long: SOAK_KILLS runs and resumes killed at random moments (make test makes 8)
 SOAK_KILLS ?= 150

@@ -18,6 +18,9 @@ if [[ "${1:-}" == "--test" ]]; then
   # The window's end-to-end tests: a virtual display and WebKit's WebDriver; the web
   # UI's: Chromium (driven by playwright-core from ui/node_modules).
   packages+=(xvfb xauth webkit2gtk-driver chromium)
+  # The key tests (scripts/test-secrets.sh): a private D-Bus session running
+  # gnome-keyring's Secret Service.
+  packages+=(dbus-daemon gnome-keyring)
 fi
 
 missing=()

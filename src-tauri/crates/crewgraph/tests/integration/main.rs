@@ -13,6 +13,8 @@
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
 //! Fuzzing (`fuzz_corpora`): the fuzz targets' corpora and regressions (`fuzz/`).
+//! Probes (issue 23): runs and resumes killed at random moments (`soak`), a provider
+//! failing at random (`chaos`), and keys in every place they can go (`secrets`).
 //!
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
@@ -35,6 +37,7 @@ mod routed;
 mod routing;
 mod rules;
 mod runner;
+mod secrets;
 mod serve;
 mod settings;
 mod shapes;
