@@ -206,7 +206,7 @@ async fn serve(mut socket: TcpStream, answer: Option<Answer>, recorded: Arc<Mute
         Answer::Silent => hold_until_closed(&mut socket).await,
         Answer::Reset => {
             // Closing with a zero linger sends RST instead of FIN.
-            let _ = socket.set_linger(Some(Duration::ZERO));
+            let _ = socket.set_zero_linger();
             drop(socket);
         }
     }
