@@ -53,6 +53,7 @@ pub mod routing;
 pub mod run;
 pub mod signal;
 pub mod validate;
+pub mod words;
 
 pub use crew::{Crew, ModelSpec};
 pub use diagnostic::{Diagnostic, Problem, Severity};

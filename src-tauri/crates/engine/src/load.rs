@@ -28,6 +28,7 @@ use crate::diagnostic::{Diagnostic, Problem, Subject};
 use crate::file::{is_null, spec, AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
 use crate::report::Report;
 use crate::validate::{is_valid_agent_id, validate, LoadedAgent};
+use crate::words::{describe_found, plain_expected};
 
 /// The largest crew file Crewgraph reads (2 MiB: a hundred long prompts fit easily).
 pub const MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
@@ -705,40 +706,3 @@ fn shape_problem(segments: &[Segment], error: &marked_yaml::Error, written: Opti
     Problem::WrongType { field, detail }
 }
 
-/// serde's name for what it expected, in a person's words: never a Rust type.
-fn plain_expected(expected: &str) -> String {
-    let expected = expected.trim();
-    let words = match expected {
-        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number (0 or more)",
-        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
-        "f32" | "f64" => "a number",
-        "a string" | "string" | "a borrowed string" => "text",
-        "a boolean" | "bool" => "true or false",
-        "a sequence" | "sequence" => "a list",
-        "a map" | "map" => "a mapping",
-        "a character" | "char" => "one character",
-        _ if expected.starts_with("struct ") || expected.starts_with("map ") => "a mapping",
-        _ if expected.starts_with("tuple struct ") || expected.starts_with("a tuple") => "a list",
-        _ if expected.starts_with("enum ") || expected.starts_with("variant ") => "one of its allowed forms",
-        _ if expected.starts_with("unit ") => "empty",
-        _ => return expected.replace('`', "'"),
-    };
-    words.to_owned()
-}
-
-/// serde's name for what it found (`string "x"`, `integer -1`, `map`), in words.
-fn describe_found(found: &str) -> String {
-    match found {
-        "map" => "a mapping".into(),
-        "sequence" => "a list".into(),
-        "unit value" => "nothing".into(),
-        other => other
-            .replace("string ", "the text ")
-            .replace("integer `", "")
-            .replace("floating point `", "")
-            .replace("boolean `", "")
-            .replace('`', "")
-            .replace("integer ", "")
-            .replace("floating point ", ""),
-    }
-}
