@@ -60,7 +60,8 @@ impl ServerProcess {
         std::fs::copy(repo.join("exam.yaml"), crews.join("exam.yaml")).expect("exam.yaml");
         std::fs::write(crews.join("ping-pong.yaml"), PING_PONG).expect("ping-pong.yaml");
         let mut child = Command::new(env!("CARGO_BIN_EXE_crewgraph"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
+            // Every watcher is a connection of this one client address.
+            .args(["serve", "--addr", "127.0.0.1:0", "--max-connections-per-client", "100000"])
             .arg("--db")
             .arg(dir.path().join("bench.db"))
             .arg("--crews")

@@ -10,7 +10,7 @@ use crewgraph_engine::run::{LlmClient, StoreError};
 use crewgraph_engine::Crew;
 use crewgraph_llm::keys;
 use crewgraph_llm::local::MODEL_NAME;
-use crewgraph_llm::settings::{ModelConfig, ModelSettings, Price, Provider};
+use crewgraph_llm::settings::{masked_url, ModelConfig, ModelSettings, Price, Provider};
 use crewgraph_llm::{models, Models, Script, ScriptedLlm};
 use crewgraph_store::SqliteStore;
 use serde::{Deserialize, Serialize};
@@ -238,20 +238,28 @@ impl Api {
             input_price: None,
             output_price: None,
         }];
-        for (name, config) in &settings.models {
-            let (reachable, problem) = if check {
-                match models::probe(config).await {
-                    Ok(()) => (Some(true), None),
-                    Err(why) => (Some(false), Some(why)),
-                }
+        // Asked all at once: a listing waits for the slowest model, not for their sum.
+        let probes = futures_util::future::join_all(settings.models.values().map(|config| async move {
+            if check {
+                Some(models::probe(config).await)
             } else {
-                (None, None)
+                None
+            }
+        }))
+        .await;
+        for ((name, config), probe) in settings.models.iter().zip(probes) {
+            let (reachable, problem) = match probe {
+                Some(Ok(())) => (Some(true), None),
+                Some(Err(why)) => (Some(false), Some(why)),
+                None => (None, None),
             };
+            // A model kept before credentials in addresses were refused is shown masked.
+            let problem = problem.map(|why| why.replace(config.base_url(), &masked_url(config.base_url())));
             views.push(ModelView {
                 name: name.clone(),
                 provider: config.provider.to_string(),
                 model: config.model.clone(),
-                base_url: config.base_url().to_owned(),
+                base_url: masked_url(config.base_url()),
                 default: settings.default.as_deref() == Some(name.as_str()),
                 key: keys::find(config.key_name()).map(|(_, origin)| format!("{origin:?}").to_lowercase()),
                 key_name: Some(config.key_name().to_owned()),
@@ -276,7 +284,9 @@ impl Api {
             }
             .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
             let mut script = script;
-            script.skip(&options.skip_replies);
+            if let Some(used) = &options.used_replies {
+                script.resume_after(used);
+            }
             script.check(crew).map_err(|errors| {
                 ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
             })?;

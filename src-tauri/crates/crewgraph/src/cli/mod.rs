@@ -1,7 +1,9 @@
 //! The command line: arguments (clap) and one file per command. Output shapes and
 //! exit codes are contracts (DESIGN.md §10): `validate` prints one error per line as
 //! `FILE:LINE:COL: message` and exits 1 when there are errors; `match` prints the
-//! level and exits 0 when it matched, 1 when not. Usage errors exit 2.
+//! level and exits 0 when it matched, 1 when not. Usage errors exit 2. Everything
+//! printed goes through [`terminal`], so no control character from a crew file, a
+//! model or a server acts on the terminal.
 
 mod agents_cmd;
 mod match_cmd;
@@ -10,6 +12,7 @@ mod run_cmd;
 mod runs_cmd;
 mod serve_cmd;
 mod store;
+pub(crate) mod terminal;
 mod transcript;
 mod validate;
 
@@ -17,6 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use terminal::tell;
 
 /// Crewgraph designs, runs and watches crews of LLM agents. This is its command
 /// line: check crew files, try out signal matching, and run crews without the window.
@@ -155,8 +159,9 @@ enum Command {
     /// it was running resumable. See docs/serve.md.
     #[command(after_help = SERVE_EXAMPLES)]
     Serve {
-        /// Where to listen. Anything but loopback (127.0.0.1, ::1) needs --token.
-        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
+        /// Where to listen (HOST:PORT; localhost is 127.0.0.1). Anything but loopback
+        /// (127.0.0.1, ::1) needs --token.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878", value_parser = serve_cmd::parse_addr)]
         addr: std::net::SocketAddr,
         /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
         #[arg(long, value_name = "PATH")]
@@ -171,6 +176,10 @@ enum Command {
         /// The built web UI to serve at / (default: ui/dist).
         #[arg(long, value_name = "DIR")]
         ui: Option<PathBuf>,
+        /// The most connections one client address may hold at once (more are
+        /// closed as they arrive).
+        #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+        max_connections_per_client: u32,
     },
     /// API keys in the OS keyring: where each comes from, store one, remove one.
     /// Keys can also come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
@@ -309,7 +318,7 @@ fn block_on<T>(future: impl std::future::Future<Output = T>) -> Result<T, String
 
 /// Says what went wrong on stderr; exit status 1.
 fn fail(error: impl std::fmt::Display) -> ExitCode {
-    eprintln!("crewgraph: {error}");
+    tell!("crewgraph: {error}");
     ExitCode::FAILURE
 }
 
@@ -340,8 +349,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             AgentsAction::List { crew, json } => agents_cmd::list(&crew, json, db.as_deref()),
             AgentsAction::Remove { id, crew } => agents_cmd::remove(&id, &crew, db.as_deref()),
         }),
-        Command::Serve { addr, db, token, crews, ui } => {
-            Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, token, crews, ui }))
+        Command::Serve { addr, db, token, crews, ui, max_connections_per_client } => {
+            Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, token, crews, ui, per_client: max_connections_per_client as usize }))
         }
         Command::Keys { action } => Ok(match action {
             None => models_cmd::key_status(),

@@ -16,6 +16,7 @@ use crewgraph::serve::{check_exposure, shutdown, ServeConfig, Server};
 use crewgraph_store::SqliteStore;
 
 use super::store::database_path;
+use super::terminal::{say, tell};
 
 /// What `serve` is given.
 pub struct ServeArgs {
@@ -24,13 +25,32 @@ pub struct ServeArgs {
     pub token: Option<String>,
     pub crews: PathBuf,
     pub ui: Option<PathBuf>,
+    /// The most connections one client address may hold at once.
+    pub per_client: usize,
+}
+
+/// `--addr`: an IP address and port, or a host name and port (`localhost:7878` is
+/// 127.0.0.1:7878; another name is looked up, its first address taken).
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    use std::net::{Ipv4Addr, ToSocketAddrs};
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let wrong = || format!("'{text}' is not an address with a port, like 127.0.0.1:7878 or localhost:7878");
+    let (host, port) = text.rsplit_once(':').ok_or_else(wrong)?;
+    let port: u16 = port.parse().map_err(|_| wrong())?;
+    if host.eq_ignore_ascii_case("localhost") {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    let mut found = (host, port).to_socket_addrs().map_err(|e| format!("cannot find the host '{host}': {e}"))?;
+    found.next().ok_or_else(|| format!("the host '{host}' has no address"))
 }
 
 pub fn run(args: ServeArgs) -> ExitCode {
     let token = args.token.or_else(|| std::env::var("CREWGRAPH_TOKEN").ok());
     // Checked before anything is opened: a refused start touches nothing.
     if let Err(error) = check_exposure(args.addr, token.as_deref()) {
-        eprintln!("crewgraph serve: {error}");
+        tell!("crewgraph serve: {error}");
         return ExitCode::from(2);
     }
     let path = match database_path(args.db.as_deref()) {
@@ -48,6 +68,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let api = Api::new(&args.crews).with_sqlite(store.clone());
     let mut config = ServeConfig::new(args.addr);
     config.token = token;
+    config.connections.per_client = args.per_client;
     if args.ui.is_some() {
         config.ui_dir = args.ui;
     }
@@ -56,13 +77,13 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let signals = shutdown::signals();
         let server = Server::bind(api, config).await.map_err(|e| e.to_string())?;
         let crews = std::path::absolute(&args.crews).unwrap_or(args.crews.clone());
-        eprintln!(
+        tell!(
             "crewgraph serve: crews in {}, database {}, {}",
             crews.display(),
             path.display(),
             ui.map_or_else(|| "no web UI (build it with 'make build', or give it with --ui DIR)".to_owned(), |u| format!("web UI from {}", u.display()))
         );
-        println!("crewgraph serve: listening on http://{}", server.local_addr());
+        say!("crewgraph serve: listening on http://{}", server.local_addr());
         let _ = std::io::stdout().flush();
         server.run(signals).await.map_err(|e| format!("the server failed: {e}"))
     });
@@ -74,16 +95,16 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(stopped) => {
             if !stopped.interrupted.is_empty() {
                 let ids: Vec<String> = stopped.interrupted.iter().map(ToString::to_string).collect();
-                eprintln!(
+                tell!(
                     "crewgraph serve: stopped {} run(s), resumable from their last stored step: {}",
                     ids.len(),
                     ids.join(", ")
                 );
             }
             if !stopped.drained {
-                eprintln!("crewgraph serve: some requests were still open when it stopped");
+                tell!("crewgraph serve: some requests were still open when it stopped");
             }
-            eprintln!("crewgraph serve: stopped");
+            tell!("crewgraph serve: stopped");
             ExitCode::SUCCESS
         }
         Err(error) => fail(&error),
@@ -91,6 +112,6 @@ pub fn run(args: ServeArgs) -> ExitCode {
 }
 
 fn fail(error: &str) -> ExitCode {
-    eprintln!("crewgraph serve: {error}");
+    tell!("crewgraph serve: {error}");
     ExitCode::FAILURE
 }

@@ -106,6 +106,9 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
         StatusCode::PAYLOAD_TOO_LARGE => {
             "the request body is larger than this server takes (see docs/serve.md, limits)".to_owned()
         }
+        StatusCode::REQUEST_TIMEOUT => {
+            "the request was not complete in time; it is cut off (see docs/serve.md, limits)".to_owned()
+        }
         StatusCode::NOT_FOUND if words.is_empty() => format!("there is nothing at {path}"),
         _ if words.is_empty() => status.canonical_reason().unwrap_or("failed").to_lowercase(),
         _ => words,

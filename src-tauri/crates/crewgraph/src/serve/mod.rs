@@ -15,8 +15,11 @@
 //!
 //! Safe by default: it listens on loopback; another address needs a token
 //! ([`ServeError::NeedsToken`]); CORS is closed (no CORS headers at all, so a page of
-//! another origin cannot read answers); bodies are limited ([`DEFAULT_BODY_LIMIT`]);
-//! crews are reached only inside the crews folder; no answer holds an API key.
+//! another origin cannot read answers); bodies are limited ([`DEFAULT_BODY_LIMIT`]),
+//! and so is the time to send a request's head, a request's whole time
+//! ([`DEFAULT_REQUEST_TIMEOUT`]) and the connections one client may hold
+//! ([`listen`]); crews are reached only inside the crews folder; no answer holds an
+//! API key.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,13 +35,14 @@ mod auth;
 mod crew_path;
 mod error;
 mod json;
+pub mod listen;
 mod openapi;
 pub mod routes;
 pub mod shutdown;
 mod state;
 mod ui;
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -58,6 +62,10 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// How long open requests may take to finish once the server is stopping.
 pub const DEFAULT_DRAIN: Duration = Duration::from_secs(10);
 
+/// The longest one request may take, its body included (not an answer's stream of
+/// events, which goes on as long as its run).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How the server is set up.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
@@ -71,12 +79,25 @@ pub struct ServeConfig {
     pub body_limit: usize,
     /// How long open requests may take to finish once the server is stopping.
     pub drain: Duration,
+    /// The longest one request may take, its body included.
+    pub request_timeout: Duration,
+    /// What a connection may take: the time to send a request's head, and how many
+    /// connections one client address may hold.
+    pub connections: listen::Limits,
 }
 
 impl ServeConfig {
     /// Listens on `addr`, no token, the UI from [`ui::default_dir`], the default limits.
     pub fn new(addr: SocketAddr) -> Self {
-        Self { addr, token: None, ui_dir: ui::default_dir(), body_limit: DEFAULT_BODY_LIMIT, drain: DEFAULT_DRAIN }
+        Self {
+            addr,
+            token: None,
+            ui_dir: ui::default_dir(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            drain: DEFAULT_DRAIN,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            connections: listen::Limits::default(),
+        }
     }
 }
 
@@ -115,6 +136,7 @@ pub struct Server {
     app: axum::Router,
     api: Api,
     drain: Duration,
+    connections: listen::Limits,
 }
 
 /// How a server stopped.
@@ -138,8 +160,9 @@ impl Server {
             .await
             .map_err(|e| ServeError::Bind { addr: config.addr, reason: e.to_string() })?;
         let token = config.token.as_deref().map(auth::Token::new);
-        let app = routes::app(api.clone(), crews, token, config.ui_dir.as_deref(), config.body_limit);
-        Ok(Server { listener, app, api, drain: config.drain })
+        let limits = routes::Limits { body: config.body_limit, request_time: config.request_timeout };
+        let app = routes::app(api.clone(), crews, token, config.ui_dir.as_deref(), limits);
+        Ok(Server { listener, app, api, drain: config.drain, connections: config.connections })
     }
 
     /// Where it listens.
@@ -149,7 +172,7 @@ impl Server {
 
     /// Answers until `shutdown` resolves, then stops as [`shutdown`] describes.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<Stopped> {
-        let Server { listener, app, api, drain } = self;
+        let Server { listener, app, api, drain, connections } = self;
         let interrupted = Arc::new(Mutex::new(Vec::new()));
         let stopping = Arc::new(Notify::new());
         let graceful = {
@@ -161,9 +184,9 @@ impl Server {
                 *interrupted.lock().unwrap_or_else(|p| p.into_inner()) = ids;
             }
         };
-        let serving = axum::serve(listener, app).with_graceful_shutdown(graceful).into_future();
+        let serving = listen::serve(listener, app, connections, graceful);
         let drained = tokio::select! {
-            result = serving => { result?; true }
+            () = serving => true,
             _ = async { stopping.notified().await; tokio::time::sleep(drain).await } => false,
         };
         let interrupted = std::mem::take(&mut *interrupted.lock().unwrap_or_else(|p| p.into_inner()));

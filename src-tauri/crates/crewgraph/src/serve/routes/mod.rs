@@ -1,6 +1,7 @@
 //! The routes, one file per resource, and the router that joins them: every API
 //! route behind the token check, `/health` and the UI's files outside it, and
-//! around everything the body limit and the JSON shape of errors.
+//! around everything the body limit, the request's time limit and the JSON shape of
+//! errors.
 //!
 //! | route | does |
 //! |---|---|
@@ -31,10 +32,13 @@ mod signals;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::{middleware, Router};
+use axum::http::StatusCode;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -86,11 +90,23 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(events::events))
 }
 
+/// What one request may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Its body, in bytes.
+    pub body: usize,
+    /// Its whole time, the body's arrival included (a client that sends one byte now
+    /// and then is cut off with 408).
+    pub request_time: Duration,
+}
+
 /// The whole application.
-pub fn app(api: Api, crews: CrewsRoot, token: Option<Token>, ui_dir: Option<&Path>, body_limit: usize) -> Router {
+pub fn app(api: Api, crews: CrewsRoot, token: Option<Token>, ui_dir: Option<&Path>, limits: Limits) -> Router {
+    let body_limit = limits.body;
     let (protected, mut document) = api_routes().split_for_parts();
     let (public, public_document) = OpenApiRouter::<AppState>::new().routes(routes!(health::health)).split_for_parts();
     document.merge(public_document);
+    openapi::add_common_answers(&mut document, &["/health"]);
     let state = AppState {
         api,
         crews: Arc::new(crews),
@@ -103,6 +119,7 @@ pub fn app(api: Api, crews: CrewsRoot, token: Option<Token>, ui_dir: Option<&Pat
         .fallback_service(ui::fallback(ui_dir))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(RequestBodyLimitLayer::new(body_limit))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, limits.request_time))
         .with_state(state);
     // Outside the whole router, so it sees answers as they leave (with the `Allow`
     // header axum adds to a 405 last).

@@ -9,6 +9,8 @@
 //! - `events`: server-sent events — resume with `Last-Event-ID` (no gap, no
 //!   duplicate), several watchers, a client that never reads;
 //! - `security`: the token, path traversal, body limits, malformed requests, CORS;
+//! - `slow`: slow and greedy clients — a head sent slowly, a body sent a byte at a
+//!   time, more connections from one address than it may hold;
 //! - `process`: the binary — refusing a non-loopback address without a token, and
 //!   SIGTERM mid-run (exit 0, the run resumable with its events intact);
 //! - `fuzz`: arbitrary bodies to every route that takes one: never a 5xx, always
@@ -20,6 +22,7 @@ mod fuzz;
 mod process;
 mod routes;
 mod security;
+mod slow;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -140,6 +143,10 @@ pub struct Setup {
     pub body_limit: Option<usize>,
     /// A built web UI to serve at `/` (none when None).
     pub ui_dir: Option<PathBuf>,
+    /// What a connection may take (the server's defaults when None).
+    pub connections: Option<crewgraph::serve::listen::Limits>,
+    /// A request's whole time (the server's default when None).
+    pub request_timeout: Option<Duration>,
 }
 
 impl TestServer {
@@ -163,6 +170,12 @@ impl TestServer {
         config.ui_dir = setup.ui_dir;
         if let Some(limit) = setup.body_limit {
             config.body_limit = limit;
+        }
+        if let Some(limits) = setup.connections {
+            config.connections = limits;
+        }
+        if let Some(timeout) = setup.request_timeout {
+            config.request_timeout = timeout;
         }
         let server = Server::bind(api.clone(), config).await.unwrap();
         let base = format!("http://{}", server.local_addr());
