@@ -6,6 +6,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, StatusCode};
+use crewgraph_engine::words::plain_message;
 use serde::de::DeserializeOwned;
 
 use super::error::HttpError;
@@ -44,10 +45,12 @@ where
             ));
         }
         serde_json::from_slice(text).map(JsonBody).map_err(|error| {
+            // serde's words name Rust types ("struct SignalNameBody"): said plainly.
+            let said = plain_message(&error.to_string());
             if text == b"null" {
-                HttpError::invalid(format!("the request needs a JSON body ({error})"))
+                HttpError::invalid(format!("the request needs a JSON body ({said})"))
             } else {
-                HttpError::invalid(format!("the request body is not what this route takes: {error}"))
+                HttpError::invalid(format!("the request body is not what this route takes: {said}"))
             }
         })
     }

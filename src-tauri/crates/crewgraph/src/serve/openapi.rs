@@ -58,6 +58,38 @@ impl Modify for BearerToken {
     }
 }
 
+/// Adds the answers every protected operation can give whatever it does, so the
+/// document lists each status the server really sends: 401 without the token, and
+/// 400 for a request whose path, query or body is malformed (an operation that takes
+/// any of them). Run once the routes are in, on the whole document.
+pub fn add_common_answers(document: &mut utoipa::openapi::OpenApi, public: &[&str]) {
+    use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder};
+    let error = |description: &str| {
+        RefOr::T(
+            ResponseBuilder::new()
+                .description(description)
+                .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ApiError"))).build())
+                .build(),
+        )
+    };
+    for (path, item) in document.paths.paths.iter_mut() {
+        let protected = !public.contains(&path.as_str());
+        let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+        for operation in operations.into_iter().flatten() {
+            let answers = &mut operation.responses.responses;
+            let takes_input = path.contains('{')
+                || operation.parameters.as_ref().is_some_and(|p| !p.is_empty())
+                || operation.request_body.is_some();
+            if takes_input && !answers.contains_key("400") {
+                answers.insert("400".into(), error("A malformed request: a name, query or body this operation cannot read"));
+            }
+            if protected && !answers.contains_key("401") {
+                answers.insert("401".into(), error("No token, or a wrong one (when the server has a token)"));
+            }
+        }
+    }
+}
+
 /// This document.
 #[utoipa::path(
     get,

@@ -40,6 +40,9 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<CrewSummary>
     let mut crews = tokio::task::spawn_blocking(move || api.list_crews())
         .await
         .map_err(|e| HttpError::from(ApiError::new(crate::api::ApiErrorCode::Io, format!("listing the crews failed: {e}"))))??;
+    // The same confinement as every other route: a symbolic link out of the folder
+    // is not one of its crews.
+    crews.retain(|crew| state.crews.contains(std::path::Path::new(&crew.path)));
     for crew in &mut crews {
         crew.path = state.crews.name(&crew.path);
     }

@@ -71,7 +71,7 @@ pub async fn edit(State(state): State<AppState>, Path(crew): Path<String>) -> Re
     tag = "editor",
     params(("crew" = String, Path, description = "The crew's path relative to the crews folder")),
     responses(
-        (status = 200, description = "The fingerprint of its files", body = String),
+        (status = 200, description = "The fingerprint of its files", body = String, content_type = "application/json"),
         (status = 404, description = "No such crew", body = ApiError),
     )
 )]
@@ -154,7 +154,7 @@ fn rename_message(state: &AppState, mut error: ApiError, path: &str, name: &str)
     tag = "editor",
     request_body = SpecBody,
     responses(
-        (status = 200, description = "The YAML text", body = String),
+        (status = 200, description = "The YAML text", body = String, content_type = "application/json"),
         (status = 400, description = "A spec that is not a crew's shape", body = ApiError),
     )
 )]
@@ -169,7 +169,7 @@ pub async fn yaml(State(state): State<AppState>, JsonBody(body): JsonBody<SpecBo
     tag = "editor",
     request_body = InstructionsBody,
     responses(
-        (status = 200, description = "The appended instructions, or null", body = Option<String>),
+        (status = 200, description = "The appended instructions, or null", body = Option<String>, content_type = "application/json"),
         (status = 400, description = "A spec that is not a crew's shape", body = ApiError),
     )
 )]
@@ -183,7 +183,7 @@ pub async fn instructions(State(state): State<AppState>, JsonBody(body): JsonBod
     path = "/editor/signal-name",
     tag = "editor",
     request_body = SignalNameBody,
-    responses((status = 200, description = "null, or what is wrong", body = Option<String>))
+    responses((status = 200, description = "null, or what is wrong", body = Option<String>, content_type = "application/json"))
 )]
 pub async fn signal_name(State(state): State<AppState>, JsonBody(body): JsonBody<SignalNameBody>) -> Json<Option<String>> {
     Json(state.api.check_signal_name(&body.name))

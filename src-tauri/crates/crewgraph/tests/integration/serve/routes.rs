@@ -77,6 +77,9 @@ async fn crews_are_listed_and_named_relative_to_the_crews_folder() {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
     assert!(!answer.text.contains(server.fixture.dir.path().to_str().unwrap()), "no server path leaks: {}", answer.text);
+    // A symbolic link out of the folder is not one of its crews, as everywhere else.
+    assert!(!names.contains(&"link.yaml"), "{names:?}");
+    assert!(!answer.text.contains("the secret crew"), "the linked file leaked: {}", answer.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -185,9 +188,17 @@ async fn models_are_added_made_default_and_removed_and_no_answer_holds_a_key() {
     assert_eq!(listed.status, StatusCode::OK);
     assert_eq!(listed.json[0]["name"], json!("local"), "the built-in model comes first");
 
+    // A user name or password in the address is refused, without repeating it.
     let body = json!({
         "provider": "openai", "model": "gpt-4o-mini", "key_name": "serve_test_key",
-        "base_url": "https://user:sk-in-url@llm.example/v1?api-key=sk-in-query",
+        "base_url": "https://user:sk-in-url@llm.example/v1",
+    });
+    let refused = server.call(Method::PUT, "/models/fast", Some(body)).await;
+    refused.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    assert!(refused.text.contains("user name or password") && !refused.text.contains("sk-in-url"), "{}", refused.text);
+    let body = json!({
+        "provider": "openai", "model": "gpt-4o-mini", "key_name": "serve_test_key",
+        "base_url": "https://llm.example/v1?api-key=sk-in-query",
     });
     let put = server.call(Method::PUT, "/models/fast", Some(body)).await;
     assert_eq!(put.status, StatusCode::NO_CONTENT, "{put:?}");
