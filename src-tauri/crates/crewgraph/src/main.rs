@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("crewgraph: {error:#}");
+            eprintln!("crewgraph: {}", cli::terminal::safe(&format!("{error:#}")));
             ExitCode::from(2)
         }
     }

@@ -10,6 +10,7 @@ use crewgraph_engine::crew::Strategy;
 
 use super::store::{open_api, open_existing};
 use super::{block_on, fail};
+use super::terminal::{say, tell};
 
 /// Prints `{"chosen", "candidates", "tokens"}` for `query` on the crew at `crew`.
 pub fn route(crew: &Path, query: &str, requested: Option<&str>, db: Option<&Path>) -> ExitCode {
@@ -26,12 +27,12 @@ pub fn route(crew: &Path, query: &str, requested: Option<&str>, db: Option<&Path
             if let Ok(Ok(loaded)) = block_on(api.load_crew(crew)) {
                 let strategy = loaded.crew.map(|c| c.routing.strategy).filter(|s| *s != Strategy::Scoring);
                 if let Some((_, name)) = strategy.and_then(|s| Strategy::ALL.into_iter().find(|(each, _)| *each == s)) {
-                    eprintln!("crewgraph: note: in runs this crew routes by '{name}', not by scores");
+                    tell!("crewgraph: note: in runs this crew routes by '{name}', not by scores");
                 }
             }
             match serde_json::to_string(&result) {
                 Ok(json) => {
-                    println!("{json}");
+                    say!("{json}");
                     ExitCode::SUCCESS
                 }
                 Err(error) => fail(error),
@@ -57,7 +58,7 @@ pub fn add(file: &Path, crew: &Path, db: Option<&Path>) -> ExitCode {
     };
     match block_on(api.register_agent(crew, &yaml, &file.display().to_string())) {
         Ok(Ok(agent)) => {
-            println!("added the agent '{}' to {}", agent.id, crew.display());
+            say!("added the agent '{}' to {}", agent.id, crew.display());
             ExitCode::SUCCESS
         }
         Ok(Err(error)) => fail(error),
@@ -75,13 +76,13 @@ pub fn list(crew: &Path, json: bool, db: Option<&Path>) -> ExitCode {
         Ok(Ok(agents)) => {
             for agent in &agents {
                 if json {
-                    println!("{}", serde_json::to_string(agent).unwrap_or_default());
+                    say!("{}", serde_json::to_string(agent).unwrap_or_default());
                 } else {
-                    println!("{:<20} {:<24} {}", agent.id, agent.name, agent.tags.join(", "));
+                    say!("{:<20} {:<24} {}", agent.id, agent.name, agent.tags.join(", "));
                 }
             }
             if agents.is_empty() && !json {
-                eprintln!("the crew has no runtime agents");
+                tell!("the crew has no runtime agents");
             }
             ExitCode::SUCCESS
         }
@@ -98,7 +99,7 @@ pub fn remove(id: &str, crew: &Path, db: Option<&Path>) -> ExitCode {
     };
     match block_on(api.remove_runtime_agent(crew, id)) {
         Ok(Ok(())) => {
-            println!("removed the agent '{id}' from {}", crew.display());
+            say!("removed the agent '{id}' from {}", crew.display());
             ExitCode::SUCCESS
         }
         Ok(Err(error)) => fail(error),

@@ -8,11 +8,12 @@ use anyhow::Context;
 use crewgraph::api::{match_signal, MatchResult};
 use crewgraph_engine::signal::MatchLevel;
 use serde::Deserialize;
+use super::terminal::{say, tell};
 
 pub fn run_one(signal: &str, content: &str) -> ExitCode {
     match match_signal(signal, content) {
         Ok(result) => {
-            println!("{}", result.level.as_str());
+            say!("{}", result.level.as_str());
             if result.matched {
                 ExitCode::SUCCESS
             } else {
@@ -20,7 +21,7 @@ pub fn run_one(signal: &str, content: &str) -> ExitCode {
             }
         }
         Err(error) => {
-            eprintln!("crewgraph: {error} (a signal is a name in square brackets, like [END])");
+            tell!("crewgraph: {error} (a signal is a name in square brackets, like [END])");
             ExitCode::from(2)
         }
     }
@@ -33,22 +34,26 @@ struct Case {
 }
 
 /// Reads `[{signal, content}]`, prints `[{matched, level}]`. A case whose signal is
-/// malformed answers `{matched: false, level: "none"}` and is reported on stderr.
+/// malformed answers `{matched: false, level: "none", error: "…"}`, saying why in
+/// the item (and on stderr); the others are answered all the same.
 pub fn run_json(mut input: impl Read) -> anyhow::Result<ExitCode> {
     let mut text = String::new();
     input.read_to_string(&mut text).context("cannot read the cases from stdin")?;
     let cases: Vec<Case> = serde_json::from_str(&text)
         .context("stdin must be a JSON list of {\"signal\": ..., \"content\": ...} objects")?;
-    let answers: Vec<MatchResult> = cases
+    let answers: Vec<serde_json::Value> = cases
         .iter()
         .enumerate()
-        .map(|(index, case)| {
-            match_signal(&case.signal, &case.content).unwrap_or_else(|error| {
-                eprintln!("crewgraph: case {index}: {error}");
-                MatchResult { matched: false, level: MatchLevel::None }
-            })
+        .map(|(index, case)| match match_signal(&case.signal, &case.content) {
+            Ok(result) => serde_json::to_value(result),
+            Err(error) => {
+                tell!("crewgraph: case {index}: {error}");
+                let mut item = serde_json::to_value(MatchResult { matched: false, level: MatchLevel::None })?;
+                item["error"] = serde_json::Value::String(format!("{error} (a signal is a name in square brackets, like [END])"));
+                Ok(item)
+            }
         })
-        .collect();
-    println!("{}", serde_json::to_string(&answers)?);
+        .collect::<Result<_, _>>()?;
+    say!("{}", serde_json::to_string(&answers)?);
     Ok(ExitCode::SUCCESS)
 }

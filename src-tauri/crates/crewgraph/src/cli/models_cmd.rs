@@ -13,6 +13,7 @@ use crewgraph_llm::settings::{ModelConfig, Price, Provider};
 
 use super::store::open_api;
 use super::{block_on, fail};
+use super::terminal::say;
 
 /// What `models add` is given.
 pub struct NewModel {
@@ -37,7 +38,7 @@ pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
         let views = api.list_models(true).await.map_err(|e| e.to_string())?;
         if json {
             for view in &views {
-                println!("{}", serde_json::to_string(view).map_err(|e| e.to_string())?);
+                say!("{}", serde_json::to_string(view).map_err(|e| e.to_string())?);
             }
         } else {
             print_table(&views);
@@ -48,7 +49,7 @@ pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
 }
 
 fn print_table(views: &[ModelView]) {
-    println!("{:<2}{:<14} {:<10} {:<34} {:<12} STATUS", "", "NAME", "PROVIDER", "MODEL", "KEY");
+    say!("{:<2}{:<14} {:<10} {:<34} {:<12} STATUS", "", "NAME", "PROVIDER", "MODEL", "KEY");
     for view in views {
         let status = match (view.reachable, &view.problem) {
             (Some(true), _) => "reachable".to_owned(),
@@ -57,9 +58,9 @@ fn print_table(views: &[ModelView]) {
         };
         let model = if view.base_url.is_empty() { view.model.clone() } else { format!("{} at {}", view.model, view.base_url) };
         let key = view.key.clone().unwrap_or_else(|| if view.provider == "local" { "-".into() } else { "none".into() });
-        println!("{:<2}{:<14} {:<10} {:<34} {:<12} {status}", if view.default { "*" } else { "" }, view.name, view.provider, model, key);
+        say!("{:<2}{:<14} {:<10} {:<34} {:<12} {status}", if view.default { "*" } else { "" }, view.name, view.provider, model, key);
     }
-    println!("(* = the default model, used by agents that name none)");
+    say!("(* = the default model, used by agents that name none)");
 }
 
 /// Adds a model.
@@ -73,7 +74,7 @@ pub fn add(db: Option<&Path>, new: NewModel) -> ExitCode {
         config.max_tokens = new.max_tokens;
         config.price = Price::from_parts(new.input_price, new.output_price)?;
         api.add_model(&new.name, config, new.default).await.map_err(|e| e.to_string())?;
-        println!("added model '{}'", new.name);
+        say!("added model '{}'", new.name);
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -82,7 +83,7 @@ pub fn add(db: Option<&Path>, new: NewModel) -> ExitCode {
 pub fn remove(db: Option<&Path>, name: &str) -> ExitCode {
     with_api(db, async |api| {
         api.remove_model(name).await.map_err(|e| e.to_string())?;
-        println!("removed model '{name}'");
+        say!("removed model '{name}'");
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -91,7 +92,7 @@ pub fn remove(db: Option<&Path>, name: &str) -> ExitCode {
 pub fn set_default(db: Option<&Path>, name: &str) -> ExitCode {
     with_api(db, async |api| {
         api.set_default_model(name).await.map_err(|e| e.to_string())?;
-        println!("'{name}' is now the default model");
+        say!("'{name}' is now the default model");
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -109,7 +110,7 @@ pub fn set_key(name: &str) -> ExitCode {
     }
     match keys::store(name, &Secret::new(text)) {
         Ok(()) => {
-            println!("stored the key '{name}' in the keyring");
+            say!("stored the key '{name}' in the keyring");
             ExitCode::SUCCESS
         }
         Err(error) => fail(error),
@@ -120,11 +121,11 @@ pub fn set_key(name: &str) -> ExitCode {
 pub fn remove_key(name: &str) -> ExitCode {
     match keys::remove(name) {
         Ok(true) => {
-            println!("removed the key '{name}' from the keyring");
+            say!("removed the key '{name}' from the keyring");
             ExitCode::SUCCESS
         }
         Ok(false) => {
-            println!("the keyring holds no key '{name}'");
+            say!("the keyring holds no key '{name}'");
             ExitCode::SUCCESS
         }
         Err(error) => fail(error),
@@ -138,7 +139,7 @@ pub fn key_status() -> ExitCode {
             Some((_, origin)) => format!("set ({})", format!("{origin:?}").to_lowercase()),
             None => format!("not set (keyring, or {})", keys::env_names(name).join(" / ")),
         };
-        println!("{name:<10} {origin}");
+        say!("{name:<10} {origin}");
     }
     ExitCode::SUCCESS
 }

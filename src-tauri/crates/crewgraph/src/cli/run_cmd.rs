@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::store::open_api;
 use super::transcript::Printer;
+use super::terminal::tell;
 
 /// What `run` and `resume` share.
 pub struct RunArgs {
@@ -48,14 +49,14 @@ where
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("crewgraph: cannot start: {error}");
+            tell!("crewgraph: cannot start: {error}");
             return ExitCode::FAILURE;
         }
     };
     let api = match open_api(args.db.as_deref()) {
         Ok(api) => api,
         Err(error) => {
-            eprintln!("crewgraph: {error}");
+            tell!("crewgraph: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -70,12 +71,12 @@ where
         Ok(outcome) if outcome.status == RunStatus::Failed => {
             // Said on stderr too: with --json, stdout often goes to a file or a pipe.
             let error = outcome.error.as_deref().unwrap_or("no reason given");
-            eprintln!("crewgraph: run {} failed: {error}", outcome.run_id);
+            tell!("crewgraph: run {} failed: {error}", outcome.run_id);
             ExitCode::FAILURE
         }
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("crewgraph: {error}");
+            tell!("crewgraph: {error}");
             ExitCode::FAILURE
         }
     }
@@ -95,7 +96,7 @@ fn listen_for_ctrl_c(cancel: CancellationToken) {
                 }
             });
         }
-        Err(error) => eprintln!("crewgraph: Ctrl-C cannot stop this run cleanly: {error}"),
+        Err(error) => tell!("crewgraph: Ctrl-C cannot stop this run cleanly: {error}"),
     }
 }
 

@@ -9,6 +9,7 @@ use crewgraph_engine::RunId;
 use super::block_on;
 use super::store::open_existing;
 use super::transcript::Printer;
+use super::terminal::{say, tell};
 
 pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
     // No database yet means no runs yet.
@@ -17,20 +18,20 @@ pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
         Ok(runs) if json => {
             for run in &runs {
                 if let Ok(line) = serde_json::to_string(run) {
-                    println!("{line}");
+                    say!("{line}");
                 }
             }
             ExitCode::SUCCESS
         }
         Ok(runs) if runs.is_empty() => {
-            println!("No runs yet. Start one with: crewgraph run crews/exam.yaml --input \"…\" --script …");
+            say!("No runs yet. Start one with: crewgraph run crews/exam.yaml --input \"…\" --script …");
             ExitCode::SUCCESS
         }
         Ok(runs) => {
-            println!("{:<22}  {:<14}  {:>5}  {:>8}  {:<24}  CREW · INPUT", "RUN", "STATUS", "STEPS", "HANDOFFS", "STARTED");
+            say!("{:<22}  {:<14}  {:>5}  {:>8}  {:<24}  CREW · INPUT", "RUN", "STATUS", "STEPS", "HANDOFFS", "STARTED");
             for run in runs {
                 let input: String = run.input.chars().take(40).collect();
-                println!(
+                say!(
                     "{:<22}  {:<14}  {:>5}  {:>8}  {:<24}  {} · {}",
                     run.id.as_str(),
                     run.status.as_str(),
@@ -44,7 +45,7 @@ pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("crewgraph: {error}");
+            tell!("crewgraph: {error}");
             ExitCode::FAILURE
         }
     }
@@ -54,7 +55,7 @@ pub fn replay(id: &str, db: Option<&Path>, json: bool) -> ExitCode {
     let run = RunId::from(id);
     match in_runtime(db, |api| async move { api.run_events(&run, None).await }) {
         Ok(None) => {
-            eprintln!("crewgraph: there is no run '{id}' (there is no database yet)");
+            tell!("crewgraph: there is no run '{id}' (there is no database yet)");
             ExitCode::FAILURE
         }
         Ok(Some(events)) => {
@@ -62,7 +63,7 @@ pub fn replay(id: &str, db: Option<&Path>, json: bool) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("crewgraph: {error}");
+            tell!("crewgraph: {error}");
             ExitCode::FAILURE
         }
     }

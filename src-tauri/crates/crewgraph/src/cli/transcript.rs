@@ -36,7 +36,7 @@ impl Printer {
                 let _ = writeln!(out, "{line}");
             }
         } else if let Some(text) = describe(event) {
-            let _ = writeln!(out, "{text}");
+            let _ = writeln!(out, "{}", super::terminal::safe(&text));
         }
     }
 }

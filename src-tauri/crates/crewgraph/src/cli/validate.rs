@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use crewgraph_engine::diagnostic::{Diagnostic, Location};
 use crewgraph_engine::load::load_path;
+use super::terminal::{safe, tell};
 
 pub fn run(files: &[PathBuf]) -> ExitCode {
     let mut failed = false;
@@ -17,15 +18,15 @@ pub fn run(files: &[PathBuf]) -> ExitCode {
         let loaded = load_path(path);
         let shown = path.display().to_string();
         for diagnostic in loaded.errors() {
-            let _ = writeln!(out, "{}: {}", location(diagnostic, &shown), diagnostic.message);
+            let _ = writeln!(out, "{}", safe(&format!("{}: {}", location(diagnostic, &shown), diagnostic.message)));
         }
         for diagnostic in loaded.warnings() {
-            eprintln!("{}: warning: {}", location(diagnostic, &shown), diagnostic.message);
+            tell!("{}: warning: {}", location(diagnostic, &shown), diagnostic.message);
         }
         let errors = loaded.errors().count();
         let warnings = loaded.warnings().count();
         failed |= errors > 0;
-        eprintln!("{shown}: {}", summary(errors, warnings));
+        tell!("{shown}: {}", summary(errors, warnings));
     }
     let _ = out.flush();
     if failed {

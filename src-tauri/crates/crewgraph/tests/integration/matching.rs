@@ -75,9 +75,9 @@ fn json_mode_answers_every_case_in_order() {
             {"matched": true, "level": "case_insensitive"},
             {"matched": true, "level": "normalized"},
             {"matched": false, "level": "none"},
-            // Malformed signals answer "none" and do not stop the other cases.
-            {"matched": false, "level": "none"},
-            {"matched": false, "level": "none"},
+            // Malformed signals answer "none", say why, and do not stop the other cases.
+            {"matched": false, "level": "none", "error": "invalid signal format 'END' (a signal is a name in square brackets, like [END])"},
+            {"matched": false, "level": "none", "error": "invalid signal format '[]' (a signal is a name in square brackets, like [END])"},
         ])
     );
     // The exact field order of DESIGN.md §10.
