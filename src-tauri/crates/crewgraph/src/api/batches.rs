@@ -92,13 +92,12 @@ pub struct Replies {
 }
 
 impl Replies {
-    /// The run options they stand for. The window's script is the whole run's, so a
-    /// resume goes on with the replies the run has not used yet.
+    /// The run options they stand for (a resume's script may be the whole run's:
+    /// see [`crewgraph_llm::Script::resume_after`]).
     pub fn options(&self) -> RunOptions {
         RunOptions {
             script: self.script_path.as_ref().map(|path| ScriptSource::File(PathBuf::from(path))),
             model: self.model.clone(),
-            continue_script: true,
             typed: (self.typed == Some(true)).then(TypedReplies::new),
             ..RunOptions::default()
         }

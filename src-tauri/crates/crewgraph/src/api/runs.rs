@@ -3,7 +3,6 @@
 //! crew is loaded and validated first; a crew with errors does not run, nor one
 //! whose gatekeeper cannot be reached by name (see [`super::gatekeeper`]).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,7 +14,7 @@ use crewgraph_engine::run::{
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::routing::decider::RouteDecider;
 use crewgraph_engine::{AgentId, Crew, RunId};
-use crewgraph_llm::TypedReplies;
+use crewgraph_llm::{RepliesUsed, TypedReplies};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
@@ -44,12 +43,10 @@ pub struct RunOptions {
     /// `scoring`: an agent the person asked for (`requested_agent_id`); it wins the
     /// supervisor's decision when it is a specialist of the crew.
     pub requested_agent: Option<String>,
-    /// Resuming in Simulate mode with the script of the whole run (the window's
-    /// Resume): the replies the run's stored steps used are skipped. Off, a resume's
-    /// script holds the replies from the resume point on (`crewgraph resume --script`).
-    pub continue_script: bool,
-    /// Per agent, how many of its scripted replies to skip (filled in by resume).
-    pub skip_replies: HashMap<AgentId, usize>,
+    /// What the run being resumed already took from its script (filled in by
+    /// resume): a script that repeats it is the whole run's, and goes on after it
+    /// ([`crewgraph_llm::Script::resume_after`]).
+    pub used_replies: Option<RepliesUsed>,
     /// Simulate mode by hand: each reply typed by the person in its turn
     /// ([`Api::type_reply`]), instead of a script or a model.
     pub typed: Option<TypedReplies>,
@@ -76,20 +73,23 @@ impl From<RunError> for ApiError {
     }
 }
 
-/// How many model replies each agent's turns took so far: one per reply that ended a
-/// turn, one per reply that asked for tools.
-fn replies_used(events: &[RunEvent]) -> HashMap<AgentId, usize> {
+/// How many model replies each agent's turns took so far (one per reply that ended a
+/// turn, one per reply that asked for tools), and what the turns' replies said.
+fn replies_used(events: &[RunEvent]) -> RepliesUsed {
     use crewgraph_engine::run::EventKind;
-    let mut used: HashMap<AgentId, usize> = HashMap::new();
+    let mut used = RepliesUsed::default();
     let mut asked_tools: Option<(AgentId, u64)> = None;
     for event in events {
         match &event.kind {
-            EventKind::AgentResponse { agent, .. } => *used.entry(agent.clone()).or_default() += 1,
+            EventKind::AgentResponse { agent, content, .. } => {
+                *used.counts.entry(agent.clone()).or_default() += 1;
+                used.said.entry(agent.clone()).or_default().push(content.clone());
+            }
             // Several tool calls of one reply come one after another: one reply.
             EventKind::ToolCall { agent, .. } => {
                 let same_reply = asked_tools.as_ref().is_some_and(|(a, seq)| a == agent && *seq + 1 == event.seq);
                 if !same_reply {
-                    *used.entry(agent.clone()).or_default() += 1;
+                    *used.counts.entry(agent.clone()).or_default() += 1;
                 }
                 asked_tools = Some((agent.clone(), event.seq));
             }
@@ -199,8 +199,8 @@ impl Api {
         })?;
         let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
         let mut options = options.clone();
-        if options.continue_script && options.script.is_some() {
-            options.skip_replies = replies_used(&store.events(id, None).await?);
+        if options.script.is_some() {
+            options.used_replies = Some(replies_used(&store.events(id, None).await?));
         }
         let deps = self.deps(&crew, &options, sink).await?;
         match resume_run(&crew, &source, id, input, &deps, cancel).await {

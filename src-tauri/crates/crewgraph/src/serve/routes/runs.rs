@@ -130,7 +130,7 @@ fn options(
         }
         let path = state.crews.resolve(&name)?;
         let script = Some(ScriptSource::File(path));
-        return Ok(RunOptions { script, model, requested_agent: agent, continue_script: true, ..RunOptions::default() });
+        return Ok(RunOptions { script, model, requested_agent: agent, ..RunOptions::default() });
     }
     let script = match script {
         None | Some(serde_json::Value::Null) => None,
