@@ -278,6 +278,48 @@ async fn tool_calls_run_and_an_unknown_tool_answers_with_an_error_and_a_warning(
 }
 
 #[tokio::test]
+async fn a_calculator_call_nested_thousands_deep_answers_the_agent_and_the_run_goes_on() {
+    // A model's arguments alone used to overflow the worker's stack and abort the process.
+    let yaml = "name: Tools\nentry_point: a\nagents:\n  - { id: a, tools: [calculator], is_terminal: true }\n";
+    let deep = format!("{}1{}", "(-".repeat(3_000), ")".repeat(3_000));
+    let huge = "9*".repeat(20_000) + "9";
+    let script = format!(
+        "replies:\n  a:\n    - {{ content: \"Working.\", tool_calls: [{{ name: calculator, arguments: {{ expression: \"{deep}\" }} }}, {{ name: calculator, arguments: {{ expression: \"{huge}\" }} }}] }}\n    - \"Done.\"\n"
+    );
+    let ran = run(&crew(yaml), &script, "go").await;
+    assert_eq!(ran.outcome.status, RunStatus::Completed);
+    let results: Vec<_> = ran.of("tool_result").iter().map(|e| serde_json::to_value(&e.kind).unwrap()["result"].clone()).collect();
+    assert_eq!(results[0], "1");
+    assert!(results[1].as_str().unwrap().contains("too long to calculate"), "{}", results[1]);
+}
+
+#[tokio::test]
+async fn a_panic_inside_a_run_fails_that_run_with_its_events_kept() {
+    struct Defective;
+    #[async_trait::async_trait]
+    impl crewgraph_engine::run::LlmClient for Defective {
+        async fn complete(
+            &self,
+            _: &crewgraph_engine::run::LlmRequest<'_>,
+            _: crewgraph_engine::run::TokenSink<'_>,
+            _: &CancellationToken,
+        ) -> Result<crewgraph_engine::run::LlmReply, crewgraph_engine::run::LlmError> {
+            panic!("a defect in a provider")
+        }
+    }
+    let (deps, store, sink) = crate::runner::deps_with(Arc::new(Defective));
+    let source = CrewSource { path: None, fingerprint: "test".into() };
+    let outcome = crewgraph_engine::run::start_run(&crew(PING_PONG), &source, "go", &deps, &CancellationToken::new()).await.unwrap();
+    assert_eq!(outcome.status, RunStatus::Failed);
+    let error = outcome.error.unwrap();
+    assert!(error.contains("a defect in a provider") && error.contains("please report it"), "{error}");
+    let stored = store.events(&outcome.run_id, None).await.unwrap();
+    assert_eq!(stored.len(), sink.events().len(), "every event is kept");
+    assert!(matches!(stored.last().unwrap().kind, EventKind::RunFinished { status: RunStatus::Failed, .. }));
+    assert_eq!(stored.iter().map(|e| e.seq).collect::<Vec<_>>(), (0..stored.len() as u64).collect::<Vec<_>>());
+}
+
+#[tokio::test]
 async fn a_paused_run_resumes_with_the_answer_in_its_history() {
     let crew = crew(PING_PONG);
     let ran = run(&crew, &script(&[("a", &["Which colour? [WAIT]"])]), "paint").await;
