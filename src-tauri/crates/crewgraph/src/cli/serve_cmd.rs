@@ -115,3 +115,18 @@ fn fail(error: &str) -> ExitCode {
     tell!("crewgraph serve: {error}");
     ExitCode::FAILURE
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_addr;
+
+    #[test]
+    fn addresses_take_host_names_and_say_what_is_wrong() {
+        assert_eq!(parse_addr("localhost:7878"), Ok("127.0.0.1:7878".parse().unwrap()));
+        assert_eq!(parse_addr("LOCALHOST:1"), Ok("127.0.0.1:1".parse().unwrap()));
+        assert_eq!(parse_addr("[::1]:80"), Ok("[::1]:80".parse().unwrap()));
+        for wrong in ["localhost", "localhost:port", "7878", ""] {
+            assert!(parse_addr(wrong).unwrap_err().contains("is not an address with a port"), "{wrong}");
+        }
+    }
+}

@@ -153,6 +153,22 @@ fn a_crew_changed_between_pause_and_resume_goes_on_with_a_warning_that_says_so()
 }
 
 #[test]
+fn a_resume_with_the_whole_runs_script_goes_on_after_the_replies_already_used() {
+    // The same rule as the server's script_file and the window's Resume: the script
+    // starts with what the run used, so that is skipped, not asked again.
+    let sandbox = Sandbox::new();
+    let (_, id) = paused_run(&sandbox);
+    let whole = sandbox.write(
+        "whole.yaml",
+        &script(&[("asker", vec![now("Which colour? [WAIT]"), now("Blue it is. [NEXT]")]), ("finisher", vec![now("Blue, done.")])]),
+    );
+    let run = sandbox.cg(&["resume", &id, "--input", "Blue", "--script", whole.to_str().unwrap(), "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(parse(run.lines().last().unwrap())["status"], "completed", "{}", run.stdout);
+    assert!(!run.stdout.contains("Which colour?"), "the question is not asked again: {}", run.stdout);
+}
+
+#[test]
 fn an_unchanged_crew_resumes_without_a_warning() {
     let sandbox = Sandbox::new();
     let (_, id) = paused_run(&sandbox);

@@ -194,3 +194,15 @@ fn validate_without_a_file_is_a_usage_error() {
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert!(run.stderr.contains("<FILE>"), "{}", run.stderr);
 }
+
+#[test]
+fn control_characters_from_a_crew_file_are_shown_not_sent_to_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let crew = "name: \"\\e[2JGone\"\nentry_point: \"\\e]0;owned\\a\"\nagents:\n  - { id: a, is_terminal: true }\n";
+    fs::write(dir.path().join("escape.yaml"), crew).unwrap();
+    let run = run_in(dir.path(), &["validate", "escape.yaml"], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    let printed = format!("{}{}", run.stdout, run.stderr);
+    assert!(!printed.contains('\u{1b}') && !printed.contains('\u{7}'), "a raw escape reached the terminal: {printed:?}");
+    assert!(run.stdout.contains("\\u{1b}]0;owned\\u{7}"), "shown as an escape: {}", run.stdout);
+}
