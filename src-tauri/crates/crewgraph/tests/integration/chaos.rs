@@ -253,10 +253,8 @@ async fn answer(mut socket: TcpStream, seed: u64, served: Arc<Mutex<BTreeMap<usi
                 .await;
         }
         Fault::Reset => {
-            // Linger 0: closing sends RST instead of FIN (and, being 0, never blocks,
-            // which is what the deprecation warns of).
-            #[allow(deprecated)]
-            let _ = socket.set_linger(Some(Duration::ZERO));
+            // Linger 0: closing sends RST instead of FIN.
+            let _ = socket.set_zero_linger();
             drop(socket);
             return;
         }
