@@ -503,7 +503,19 @@ fn resolve_keys(root: &Node, segments: &[Segment], error: &marked_yaml::Error) -
                 .iter()
                 .find(|(_, value)| node_at(value, rest).is_some_and(|node| found.fits(node)))
                 .map(|(key, _)| key),
-            (None, None) => None,
+            // No position and no kind (a missing field): serde reads entries in file
+            // order and stops at the first error, so it is the first entry whose
+            // value has the rest of the path (lacking the field, when one is missing).
+            (None, None) => {
+                let missing = missing_field(error);
+                map.iter()
+                    .find(|(_, value)| match (node_at(value, rest), missing.as_deref()) {
+                        (Some(Node::Mapping(fields)), Some(field)) => fields.get(field).is_none(),
+                        (Some(_), None) => true,
+                        _ => false,
+                    })
+                    .map(|(key, _)| key)
+            }
         };
         match key {
             Some(key) => resolved.push(Segment::Key(key.as_str().to_owned())),
@@ -511,6 +523,14 @@ fn resolve_keys(root: &Node, segments: &[Segment], error: &marked_yaml::Error) -
         }
     }
     resolved
+}
+
+/// The field a "missing field" error names.
+fn missing_field(error: &marked_yaml::Error) -> Option<String> {
+    match error {
+        marked_yaml::Error::Other(message, _) => message.strip_prefix("missing field `").map(|rest| rest.trim_end_matches('`').to_owned()),
+        _ => None,
+    }
 }
 
 /// The kind of YAML value an "invalid type" error found.

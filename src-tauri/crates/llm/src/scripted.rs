@@ -418,6 +418,33 @@ mod tests {
         let error = Script::parse("s.yaml", "replies:\n  a: [{ delay_ms: soon }]\n").unwrap_err();
         assert_eq!((error.line, error.column), (2, 19), "{error}");
         assert!(Script::parse("s.yaml", "  \n").unwrap_err().message.contains("empty"));
+        // A missing field deep inside points at its mapping, not at `replies:`.
+        let text = "replies:\n  b: [x]\n  a:\n    - one\n    - tool_calls: [{ arguments: {} }]\n";
+        let error = Script::parse("s.yaml", text).unwrap_err();
+        assert_eq!((error.line, error.column), (5, 20), "{error}");
+        assert!(error.message.contains("'replies.a[1].tool_calls[0].name'"), "{error}");
+    }
+
+    #[test]
+    fn null_content_and_error_mean_none() {
+        let script = Script::parse("s.yaml", "replies:\n  a: [{ content: null, error: null }, { content: ~, error: ~ }]\n").unwrap();
+        let replies = &script.replies[0].1;
+        assert!(replies.iter().all(|r| r.content.is_empty() && r.error.is_none()), "{replies:?}");
+    }
+
+    #[test]
+    fn a_resume_skips_what_a_whole_run_script_already_gave_and_keeps_a_rest_of_run_script() {
+        let used = RepliesUsed {
+            counts: [(AgentId::from("a"), 2)].into_iter().collect(),
+            said: [(AgentId::from("a"), vec!["Which colour? [WAIT]".to_owned()])].into_iter().collect(),
+        };
+        // Two replies used: one asked for tools, one ended the turn with a question.
+        let mut whole = Script::parse("s.yaml", "replies:\n  a: [{ content: Checking, tool_calls: [{ name: calculator }] }, \"Which colour? [WAIT]\", \"Blue. [DONE]\"]\n").unwrap();
+        assert!(whole.resume_after(&used));
+        assert_eq!(whole.replies[0].1.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["Blue. [DONE]"]);
+        let mut rest = Script::parse("s.yaml", "replies:\n  a: [\"Blue. [DONE]\"]\n").unwrap();
+        assert!(!rest.resume_after(&used));
+        assert_eq!(rest.replies[0].1.len(), 1);
     }
 
     #[test]
