@@ -47,6 +47,10 @@ pub enum KeyOrigin {
 pub enum KeyError {
     #[error("no OS keyring is reachable here ({0}); set the key in the environment instead ({1})")]
     NoKeyring(String, String),
+    #[error("the OS keyring is locked ({0}); unlock it (log in to the desktop), or set the key in the environment instead ({1})")]
+    Locked(String, String),
+    #[error("no OS keyring is reachable here ({0}), so no key was removed from it")]
+    NothingToRemoveFrom(String),
     #[error("a key name is letters, digits, '-' and '_' only: '{0}'")]
     BadName(String),
 }
@@ -84,7 +88,7 @@ pub fn store(name: &str, secret: &Secret) -> Result<(), KeyError> {
 /// True when there was one.
 pub fn remove(name: &str) -> Result<bool, KeyError> {
     check_name(name)?;
-    let Some(entry) = keyring_entry(name) else { return Ok(false) };
+    let Some(entry) = keyring_entry(name) else { return Err(KeyError::NothingToRemoveFrom("no session bus".to_owned())) };
     match entry.delete_credential() {
         Ok(()) => Ok(true),
         Err(keyring::Error::NoEntry) => Ok(false),
@@ -99,8 +103,15 @@ fn check_name(name: &str) -> Result<(), KeyError> {
     Ok(())
 }
 
+/// Why the keyring could not be used: locked (it is there, but nobody unlocked it
+/// and no prompt can be answered), or not there at all.
 fn no_keyring(name: &str, why: String) -> KeyError {
-    KeyError::NoKeyring(why, env_names(name).join(" or "))
+    let lower = why.to_lowercase();
+    if lower.contains("lock") || lower.contains("prompt") || lower.contains("dismissed") {
+        KeyError::Locked(why, env_names(name).join(" or "))
+    } else {
+        KeyError::NoKeyring(why, env_names(name).join(" or "))
+    }
 }
 
 /// The keyring entry, when a keyring can be reached at all: the Secret Service

@@ -129,7 +129,10 @@ fn check_name(name: &str) -> Result<(), ApiError> {
 fn key_error(error: keys::KeyError, done: &str) -> ApiError {
     match error {
         keys::KeyError::BadName(_) => ApiError::new(ApiErrorCode::InvalidInput, error.to_string()),
-        keys::KeyError::NoKeyring(..) => ApiError::new(ApiErrorCode::Io, format!("the key could not be {done}: {error}")),
+        keys::KeyError::NothingToRemoveFrom(_) => ApiError::new(ApiErrorCode::Io, error.to_string()),
+        keys::KeyError::NoKeyring(..) | keys::KeyError::Locked(..) => {
+            ApiError::new(ApiErrorCode::Io, format!("the key could not be {done}: {error}"))
+        }
     }
 }
 
