@@ -169,12 +169,13 @@ pub struct Reply {
 
 impl Reply {
     pub fn take(&mut self, kind: &str, data: &Value, on_token: TokenSink<'_>) {
-        let count = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0) as u32;
+        // A count past u32::MAX is held at it, never wrapped or overflowed.
+        let count = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
         match kind {
             "message_start" => {
                 if let Some(usage) = data.pointer("/message/usage") {
                     // Cached prompt tokens are input too.
-                    self.usage.input_tokens = count(usage, "input_tokens") + count(usage, "cache_read_input_tokens");
+                    self.usage.input_tokens = count(usage, "input_tokens").saturating_add(count(usage, "cache_read_input_tokens"));
                     self.usage.output_tokens = count(usage, "output_tokens");
                 }
             }
@@ -222,6 +223,9 @@ impl Reply {
         let mut answer = None;
         for (index, block) in self.blocks.into_iter().enumerate() {
             let Block::ToolUse { id, name, input } = block else { continue };
+            if name.is_empty() {
+                return Err(transport.error(format!("tool call {index} came without a name")));
+            }
             let arguments = tool_arguments(&input)
                 .map_err(|e| transport.error(format!("the input of the call of {name} is not JSON ({e}): {}", short(&input))))?;
             if Some(name.as_str()) == structured {
@@ -286,5 +290,18 @@ mod tests {
         assert_eq!(reply.content, r#"{"next":"b"}"#);
         assert!(reply.tool_calls.is_empty());
         assert_eq!(reply.usage, Some(Usage { input_tokens: 43, output_tokens: 9, cost_usd: None }));
+    }
+
+    #[test]
+    fn a_nameless_tool_call_and_huge_counts_are_handled() {
+        // Both found by fuzzing: a call named '' went on to the run, and the sum of
+        // two counts near u32::MAX overflowed.
+        let mut reply = Reply::default();
+        reply.take("message_start", &json!({"message": {"usage": {"input_tokens": 4_294_967_295u64, "cache_read_input_tokens": 1}}}), &|_| {});
+        assert_eq!(reply.usage.input_tokens, u32::MAX);
+        reply.take("content_block_start", &json!({"content_block": {"type": "tool_use", "id": "x"}}), &|_| {});
+        let transport = Transport::new("anthropic at x".into(), Limits::default()).unwrap();
+        let error = reply.finish_into(&transport, None).unwrap_err().to_string();
+        assert!(error.contains("tool call 0 came without a name"), "{error}");
     }
 }

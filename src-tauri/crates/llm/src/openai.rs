@@ -171,12 +171,17 @@ pub struct Reply {
     calls: Vec<(String, String, String)>,
     usage: Option<Usage>,
     finish: Option<String>,
+    /// A tool call's index past [`MAX_TOOL_CALLS`], when one came.
+    beyond_cap: Option<u64>,
 }
+
+/// The most tool calls one reply may make.
+pub const MAX_TOOL_CALLS: usize = 128;
 
 impl Reply {
     pub fn take(&mut self, chunk: &Value, on_token: TokenSink<'_>) {
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0) as u32;
+            let count = |key: &str| usage.get(key).and_then(Value::as_u64).map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
             self.usage = Some(Usage { input_tokens: count("prompt_tokens"), output_tokens: count("completion_tokens"), cost_usd: None });
         }
         let Some(choice) = chunk.pointer("/choices/0") else { return };
@@ -189,7 +194,12 @@ impl Reply {
             on_token(text);
         }
         for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-            let index = call.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len().saturating_sub(1) as u64) as usize;
+            let index = call.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len().saturating_sub(1) as u64);
+            // The index comes from the model's server: it sizes nothing past the cap.
+            let Some(index) = usize::try_from(index).ok().filter(|i| *i < MAX_TOOL_CALLS) else {
+                self.beyond_cap.get_or_insert(index);
+                continue;
+            };
             while self.calls.len() <= index {
                 self.calls.push(Default::default());
             }
@@ -207,6 +217,9 @@ impl Reply {
     }
 
     pub fn finish_into(self, transport: &Transport) -> Result<LlmReply, LlmError> {
+        if let Some(index) = self.beyond_cap {
+            return Err(transport.error(format!("the reply asked for tool call number {index}; one reply makes at most {MAX_TOOL_CALLS}")));
+        }
         let mut tool_calls = Vec::new();
         for (index, (id, name, arguments)) in self.calls.into_iter().enumerate() {
             if name.is_empty() {
@@ -287,5 +300,18 @@ mod tests {
         let transport = Transport::new("openai at x".into(), Limits::default()).unwrap();
         let error = reply.finish_into(&transport).unwrap_err().to_string();
         assert!(error.starts_with("openai at x: the arguments of the call of calculator are not JSON"), "{error}");
+    }
+
+    #[test]
+    fn a_tool_call_index_from_far_away_sizes_nothing_and_is_refused() {
+        // Found by fuzzing: an index of 4,000,000,000 made the reader allocate until the process died.
+        let mut reply = Reply::default();
+        reply.take(&json!({"choices": [{"delta": {"tool_calls": [{"index": 4_000_000_000u64, "function": {"name": "x", "arguments": "{}"}}]}}]}), &|_| {});
+        reply.take(&json!({"usage": {"prompt_tokens": u64::MAX, "completion_tokens": 1}}), &|_| {});
+        assert!(reply.calls.is_empty());
+        assert_eq!(reply.usage.map(|u| u.input_tokens), Some(u32::MAX), "held at the largest count, not wrapped");
+        let transport = Transport::new("openai at x".into(), Limits::default()).unwrap();
+        let error = reply.finish_into(&transport).unwrap_err().to_string();
+        assert!(error.contains("tool call number 4000000000; one reply makes at most 128"), "{error}");
     }
 }

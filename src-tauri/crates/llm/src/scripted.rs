@@ -131,6 +131,9 @@ fn arguments(value: serde_json::Value) -> serde_json::Value {
     }
 }
 
+/// The longest a reply's `delay_ms` is honoured: a day (more would overflow a clock).
+pub const MAX_DELAY_MS: u64 = 24 * 60 * 60 * 1000;
+
 /// A parsed script: each agent's replies in order, and where each agent is named.
 #[derive(Clone, Debug, Default)]
 pub struct Script {
@@ -315,7 +318,7 @@ impl LlmClient for ScriptedLlm {
     ) -> Result<LlmReply, LlmError> {
         let reply = self.next_reply(request.agent)?;
         let pieces = pieces(&reply.content);
-        let delay = Duration::from_millis(reply.delay_ms);
+        let delay = Duration::from_millis(reply.delay_ms.min(MAX_DELAY_MS));
         if pieces.is_empty() && !delay.is_zero() {
             wait_until(Instant::now() + delay, cancel).await?;
         }
@@ -423,6 +426,21 @@ mod tests {
         let error = Script::parse("s.yaml", text).unwrap_err();
         assert_eq!((error.line, error.column), (5, 20), "{error}");
         assert!(error.message.contains("'replies.a[1].tool_calls[0].name'"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_delay_too_long_for_any_clock_is_held_at_a_day_and_stops_on_cancel() {
+        // Found by fuzzing: delay_ms u64::MAX overflowed the clock and panicked.
+        for text in ["replies:\n  a: [{ content: x y, delay_ms: 18446744073709551615 }]\n", "replies:\n  a: [{ delay_ms: 18446744073709551615 }]\n"] {
+            let llm = ScriptedLlm::new(&Script::parse("s.yaml", text).unwrap());
+            let cancel = CancellationToken::new();
+            let stop = cancel.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                stop.cancel();
+            });
+            assert_eq!(llm.complete(&request(&AgentId::from("a")), &|_| {}, &cancel).await, Err(LlmError::Cancelled));
+        }
     }
 
     #[test]
