@@ -26,14 +26,15 @@ pub fn server_gone(error: &str) -> bool {
     error.contains(NOTHING_ANSWERS) || error.contains(CUT_BEFORE_ANSWER)
 }
 
-/// What happened to a request to `url` that got no answer.
-pub fn describe(error: &reqwest::Error, url: &str) -> Failure {
+/// What happened to a request to `url` that got no answer; `server` names what
+/// should be listening there in the question a person is asked ("the model server").
+pub fn describe(error: &reqwest::Error, url: &str, server: &str) -> Failure {
     let place = place(url);
     let detail = last_cause(error);
     let chain = chain_text(error).to_ascii_lowercase();
     let io_kind = io_kind(error);
     let (text, transient) = match io_kind {
-        Some(ErrorKind::ConnectionRefused) => (format!("{NOTHING_ANSWERS} {place} — is the model server running?"), true),
+        Some(ErrorKind::ConnectionRefused) => (format!("{NOTHING_ANSWERS} {place} — is {server} running?"), true),
         Some(ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof) => {
             (format!("the connection to {place} {CUT_BEFORE_ANSWER}"), true)
         }
@@ -96,7 +97,7 @@ fn place(url: &str) -> String {
 
 /// The deepest cause's words: the one a person can look up ("Connection refused (os
 /// error 111)"), not the client's wrapping.
-fn last_cause(error: &(dyn StdError + 'static)) -> String {
+pub fn last_cause(error: &(dyn StdError + 'static)) -> String {
     let mut last: &(dyn StdError + 'static) = error;
     while let Some(source) = last.source() {
         last = source;

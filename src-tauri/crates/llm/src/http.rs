@@ -29,6 +29,9 @@ use tokio_util::sync::CancellationToken;
 use crate::failure;
 use crate::keys::Secret;
 
+/// What is asked about when nothing answers ("is the model server running?").
+const MODEL_SERVER: &str = "the model server";
+
 /// How long to wait, and how often to try again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -177,7 +180,7 @@ impl Transport {
                     None,
                 ),
                 Ok(Err(error)) => {
-                    let failure = failure::describe(&error, url);
+                    let failure = failure::describe(&error, url, MODEL_SERVER);
                     if !failure.transient {
                         return Err(self.error(failure.text));
                     }
@@ -253,7 +256,7 @@ impl Transport {
             Err(_) => Err(self.error(format!("the stream went silent for {} s", self.limits.idle.as_secs_f64()))),
             Ok(None) => Ok(None),
             Ok(Some(Ok(event))) => Ok(Some(event)),
-            Ok(Some(Err(error))) => Err(self.error(format!("the connection broke off in the middle of the reply ({})", last_cause(&error)))),
+            Ok(Some(Err(error))) => Err(self.error(format!("the connection broke off in the middle of the reply ({})", failure::last_cause(&error)))),
         }
     }
 
@@ -262,7 +265,7 @@ impl Transport {
         let send = self.client.get(url).headers(headers.clone()).send();
         match tokio::time::timeout(self.limits.connect, send).await {
             Err(_) => Err(format!("no answer within {} s", self.limits.connect.as_secs())),
-            Ok(Err(error)) => Err(failure::describe(&error, url).text),
+            Ok(Err(error)) => Err(failure::describe(&error, url, MODEL_SERVER).text),
             Ok(Ok(response)) if response.status().is_success() => Ok(()),
             Ok(Ok(response)) => {
                 let status = response.status();
@@ -329,17 +332,6 @@ pub fn provider_message(body: &str) -> String {
         short.push('…');
     }
     short
-}
-
-/// The deepest cause of an error, the words a person can look up.
-fn last_cause(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text = cause.to_string();
-        source = cause.source();
-    }
-    text
 }
 
 /// `path` under the base URL `base`, as URLs join: the base's path gains it and

@@ -176,10 +176,8 @@ impl GatekeeperClient {
         let failed = |e: reqwest::Error| {
             let why = if e.is_timeout() {
                 format!("{url} did not answer within {}", humantime(self.timeout))
-            } else if e.is_connect() {
-                format!("cannot connect to {url}: {}", causes(&e))
             } else {
-                format!("the request to {url} failed: {}", causes(&e))
+                crewgraph_llm::failure::describe(&e, url.as_str(), "the gatekeeper").text
             };
             Failure { why, retry: true }
         };
@@ -271,18 +269,6 @@ fn humantime(duration: Duration) -> String {
     } else {
         format!("{}ms", duration.as_millis())
     }
-}
-
-/// An error with its causes (reqwest's own message is often just "error sending request").
-fn causes(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]
