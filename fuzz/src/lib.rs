@@ -11,7 +11,8 @@
 //!   problems, every one inside the text; a valid crew draws as a graph.
 //! - [`matcher`]: `signal\ncontent`, as `crewgraph match` takes them — the level
 //!   found is the best level a plain reading of DESIGN.md §3 finds.
-//! - [`script`]: a Simulate script ([`crewgraph_llm::Script::parse`]).
+//! - [`script`]: a Simulate script ([`crewgraph_llm::Script::parse`]), played back
+//!   by the scripted model.
 //! - [`calculator`]: the `calculator` tool's expression.
 //! - [`openai_stream`] and [`anthropic_stream`]: a provider's streamed body (its
 //!   server-sent events, cut into network reads as the first byte says), read the
@@ -34,6 +35,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use async_trait::async_trait;
 use crewgraph_engine::routing::decider::{check, DecideError, Decision, DecisionContext, Next, RouteDecider};
 use crewgraph_engine::routing::llm::LlmRouter;
+use crewgraph_engine::run::history::Visible;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
 use crewgraph_engine::signal::name::{fold, inner, normalize};
 use crewgraph_engine::signal::registry::builtins;
@@ -135,24 +137,48 @@ fn plain_level(signal: &str, content: &str) -> MatchLevel {
 }
 
 /// A Simulate script: parsed or refused at a line and column inside the text; a
-/// parsed one makes a scripted model and is checked against a crew without a panic.
+/// parsed one plays back: each agent's replies (the example crew's agents, the
+/// router, and any other the script names) until none is left, every reply that
+/// streams at once being exactly its tokens. A reply with a delay is polled once,
+/// which starts its wait, and dropped.
 pub fn script(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    match crewgraph_llm::Script::parse("script.yaml", &text) {
-        Ok(script) => {
-            let _model = crewgraph_llm::ScriptedLlm::new(&script);
-            if let Err(errors) = script.check(exam()) {
-                for error in errors {
-                    assert_inside(&text, error.line, error.column, &error.message);
-                }
-            }
-        }
+    let script = match crewgraph_llm::Script::parse("script.yaml", &text) {
+        Ok(script) => script,
         Err(error) => {
             assert_eq!(error.file, "script.yaml");
             assert_inside(&text, error.line, error.column, &error.message);
+            return;
+        }
+    };
+    let mut agents: Vec<String> = exam().agents.iter().map(|a| a.id.to_string()).collect();
+    agents.push(crewgraph_engine::routing::llm::ROUTER_AGENT.into());
+    if let Err(errors) = script.check(exam()) {
+        for error in errors {
+            assert_inside(&text, error.line, error.column, &error.message);
+            let named = error.message.split('\'').nth(1).expect("the error names the agent");
+            agents.push(named.to_owned());
+        }
+    }
+    let model = crewgraph_llm::ScriptedLlm::new(&script);
+    let _time = runtime().enter();
+    for agent in agents.iter().map(|a| AgentId::from(a.as_str())) {
+        for _ in 0..MAX_REPLIES {
+            let tokens = Mutex::new(String::new());
+            let on_token: TokenSink<'_> = &|piece: &str| tokens.lock().expect("one thread").push_str(piece);
+            let request = LlmRequest::new(&agent, "", Visible::all(&[]));
+            match model.complete(&request, on_token, &CancellationToken::new()).now_or_never() {
+                None => {} // waiting out its delay_ms
+                Some(Ok(reply)) => assert_eq!(reply.content, *tokens.lock().expect("one thread"), "streamed otherwise than written"),
+                Some(Err(LlmError::NoScriptFor(_) | LlmError::ScriptExhausted(_))) => break,
+                Some(Err(error)) => assert!(!error.to_string().is_empty()),
+            }
         }
     }
 }
+
+/// The most replies of one agent a script target plays.
+const MAX_REPLIES: usize = 64;
 
 /// The `calculator` tool: a value written as a number that reads back as itself, or
 /// a reason in words.
@@ -398,6 +424,12 @@ fn crew(yaml: &str) -> Crew {
     let loaded = crewgraph_engine::load_str("crew.yaml", yaml);
     assert!(loaded.is_valid(), "{:#?}", loaded.diagnostics);
     loaded.crew.expect("a valid crew")
+}
+
+/// A runtime with a clock, for the scripted model's waits; made once.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime"))
 }
 
 /// The transport errors name; made once (it sets up an HTTP client).
