@@ -339,8 +339,7 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
         return None;
     }
     let lines = yaml_lines(text);
-    let end_column = lines.last().map_or(0, |l| l.chars().count()) as u32 + 1;
-    report.set_end(source, lines.len() as u32, end_column);
+    report.set_lines(source, lines.iter().map(|line| line.chars().count() as u32).collect());
     // Read with each scalar's quoting kept, for what only quoting tells apart.
     let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
     // The parser is not ours; a bug in it must not take the app down.

@@ -10,8 +10,8 @@ use crate::diagnostic::{Diagnostic, Location, Problem, Subject};
 #[derive(Debug, Default)]
 pub struct Report {
     files: Vec<String>,
-    /// Per file, once its text is known: the position just past its last character.
-    ends: Vec<Option<(u32, u32)>>,
+    /// Per file, once its text is known: how many characters each line has.
+    lines: Vec<Option<Vec<u32>>>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -24,15 +24,15 @@ impl Report {
     /// Registers a file under the name shown to the user; returns its number for the YAML parser.
     pub fn add_file(&mut self, name: String) -> usize {
         self.files.push(name);
-        self.ends.push(None);
+        self.lines.push(None);
         self.files.len() - 1
     }
 
-    /// Records where file `source`'s text ends (line and column just past its last
-    /// character), so no position is placed beyond it.
-    pub fn set_end(&mut self, source: usize, line: u32, column: u32) {
-        if let Some(end) = self.ends.get_mut(source) {
-            *end = Some((line, column));
+    /// Records how many characters each line of file `source` has, so no position
+    /// is placed beyond its line or past the text's last line.
+    pub fn set_lines(&mut self, source: usize, lengths: Vec<u32>) {
+        if let Some(lines) = self.lines.get_mut(source) {
+            *lines = Some(lengths);
         }
     }
 
@@ -44,9 +44,12 @@ impl Report {
     /// The location of a YAML marker.
     pub fn locate_marker(&self, marker: &Marker) -> Location {
         let mut position = (marker.line().max(1) as u32, marker.column().max(1) as u32);
-        // At the end of a text the parser can place a value or an error one line past it.
-        if let Some(Some(end)) = self.ends.get(marker.source()) {
-            position = position.min(*end);
+        // At the end of a text the parser can place a value or an error one line past
+        // it, and after odd characters a column past its line's end: kept inside.
+        if let Some(Some(lines)) = self.lines.get(marker.source()) {
+            let last = lines.len().max(1) as u32;
+            let length = |line: u32| lines.get(line as usize - 1).copied().unwrap_or(0);
+            position = if position.0 > last { (last, length(last) + 1) } else { (position.0, position.1.min(length(position.0) + 1)) };
         }
         Location { file: self.file_name(marker.source()).to_owned(), line: position.0, column: position.1 }
     }

@@ -231,7 +231,7 @@ impl Script {
             .0
             .into_iter()
             .map(|(agent, replies)| {
-                let marker = agent.span().start().copied().unwrap_or_else(|| Marker::new(0, 0, 1, 1));
+                let marker = agent.span().start().copied().map_or_else(|| Marker::new(0, 0, 1, 1), |m| inside(text, m));
                 (AgentId::from(agent.as_str()), replies.into_iter().map(ReplyFile::into_reply).collect(), marker)
             })
             .collect();
@@ -259,6 +259,17 @@ impl Script {
             Err(errors)
         }
     }
+}
+
+/// `marker` moved inside `text`: the parser can place one past the last line, or
+/// past the end of its line.
+fn inside(text: &str, marker: Marker) -> Marker {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len().max(1);
+    let length = |line: usize| lines.get(line - 1).map_or(0, |l| l.trim_end_matches('\r').chars().count());
+    let (line, column) =
+        if marker.line() > last { (last, length(last) + 1) } else { (marker.line().max(1), marker.column().clamp(1, length(marker.line().max(1)) + 1)) };
+    Marker::new(marker.source(), marker.character(), line, column)
 }
 
 /// The scripted model: pops the next reply of the agent that asks.
