@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps ui build rust-test secrets-test bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps ui build rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -36,7 +36,7 @@ run: deps build
 	fi
 
 ## test: everything — Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
-test: test-deps build rust-test secrets-test bindings-check ui-test e2e browser-e2e
+test: test-deps build rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e
 	@echo "All tests passed."
 
 deps:
@@ -77,6 +77,11 @@ soak: build
 	CREWGRAPH_SOAK_KILLS=$(SOAK_KILLS) cargo test --workspace --test integration -- --exact --nocapture \
 	  soak::runs_killed_at_random_moments_and_resumed_lose_no_step_and_repeat_none
 
+# `crewgraph serve` against its own /openapi.json (schemathesis from PyPI, bounded:
+# SCHEMATHESIS_EXAMPLES cases per operation, SCHEMATHESIS_SECONDS in all).
+api-conformance: build
+	scripts/schemathesis.sh $(CLI)
+
 # The TypeScript types the UI uses are generated from Rust by `cargo test` (ts-rs);
 # the committed copies must match.
 bindings-check: rust-test
@@ -101,6 +106,7 @@ browser-e2e: build test-deps
 bench:
 	cargo bench -p crewgraph-engine --bench matcher
 	cargo bench -p crewgraph-engine --bench scoring
+	cargo bench -p crewgraph-engine --bench calculator
 	cargo bench -p crewgraph-store
 	cargo bench -p crewgraph --bench handoff
 	cargo bench -p crewgraph --bench editor
@@ -125,13 +131,14 @@ fuzz: $(CARGO_FUZZ)
 	  echo "error: fuzzing found crashes (docs/testing.md says what to do):" >&2; ls fuzz/artifacts/*/* >&2; exit 1; \
 	fi
 
-## fuzz-corpus: the committed corpora merged with what `make fuzz` found, minimized (libFuzzer -merge=1)
+## fuzz-corpus: add to fuzz/corpus/ what `make fuzz` found that reaches new code (inputs up to 512 bytes: the corpora stay small)
 fuzz-corpus: $(CARGO_FUZZ)
 	cd fuzz && $(FUZZ_ENV) cargo fuzz build -s none
 	@for target in $(FUZZ_TARGETS); do \
-	  rm -rf fuzz/work/merged && mkdir -p fuzz/work/merged fuzz/work/$$target; \
-	  (cd fuzz && $(FUZZ_ENV) cargo fuzz run -s none $$target work/merged corpus/$$target work/$$target -- -merge=1) || exit 1; \
-	  rm -rf fuzz/corpus/$$target && mv fuzz/work/merged fuzz/corpus/$$target; \
+	  rm -rf fuzz/work/small && mkdir -p fuzz/work/small fuzz/work/$$target; \
+	  find fuzz/work/$$target -type f -size -513c -exec cp {} fuzz/work/small/ \; ; \
+	  (cd fuzz && $(FUZZ_ENV) cargo fuzz run -s none $$target corpus/$$target work/small -- \
+	    -set_cover_merge=1 -use_counters=0 -use_cmp=0 -use_value_profile=0) || exit 1; \
 	done
 
 $(CARGO_FUZZ):
