@@ -11,7 +11,7 @@
 //! `scripts/setup-local-model.sh`); the OpenAI-compatible server of the key tests is
 //! a small HTTP server on 127.0.0.1 that answers what the test tells it to.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
@@ -120,21 +120,7 @@ fn fake_provider(answer: Answer) -> (String, Arc<Mutex<Vec<String>>>) {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut head = String::new();
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-                head.push_str(&line);
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
+            let (head, body) = crate::support::read_request(&stream);
             let response = answer(&head, &String::from_utf8_lossy(&body));
             log.lock().unwrap().push(head);
             let _ = stream.write_all(response.as_bytes());

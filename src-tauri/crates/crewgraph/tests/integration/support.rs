@@ -113,3 +113,26 @@ pub fn seed_from(var: &str) -> u64 {
         }
     }
 }
+
+/// One HTTP/1.1 request read from `stream` by the tests' small blocking servers: its
+/// head (the request line and headers, each line with its CRLF) and its
+/// `Content-Length` body.
+pub fn read_request(stream: &std::net::TcpStream) -> (String, Vec<u8>) {
+    use std::io::{BufRead, Read};
+    let mut reader = std::io::BufReader::new(stream);
+    let mut head = String::new();
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        head.push_str(&line);
+    }
+    let mut body = vec![0; length];
+    let _ = reader.read_exact(&mut body);
+    (head, body)
+}

@@ -30,7 +30,7 @@ mod everywhere;
 mod keys;
 mod without;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -117,21 +117,7 @@ impl Desk {
 }
 
 fn serve_one(mut stream: TcpStream, log: &Seen) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut head = String::new();
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = value.trim().parse().unwrap_or(0);
-        }
-        head.push_str(&line);
-    }
-    let mut body = vec![0; length];
-    let _ = reader.read_exact(&mut body);
+    let (head, body) = crate::support::read_request(&stream);
     let request_line = head.lines().next().unwrap_or("").to_owned();
     let authorization = head.lines().find_map(|l| {
         l.split_once(':')
