@@ -215,47 +215,13 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
         ("ec", format!("{}/echo401/v1", desk.base), "secrets-keyring"),
     ];
     for (name, url, key) in &models {
-        let added = cg(
-            dir,
-            &[
-                "models",
-                "add",
-                name,
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                url,
-                "--key",
-                key,
-                "--db",
-                db_arg,
-            ],
-            "",
-        );
+        let added = add_model(dir, &db, name, url, Some(key));
         assert_eq!(added.code, 0, "model {name} is added: {}", added.stderr);
         written.add_run(&format!("models add {name}"), &added);
     }
     // A user:password in the address: refused, or at least never shown or kept.
     let userinfo_url = format!("http://crew:{USERINFO_KEY}@{host}/ui/v1");
-    let userinfo = cg(
-        dir,
-        &[
-            "models",
-            "add",
-            "ui",
-            "--provider",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            &userinfo_url,
-            "--db",
-            db_arg,
-        ],
-        "",
-    );
+    let userinfo = add_model(dir, &db, "ui", &userinfo_url, None);
     written.add_run("models add ui (a password in the URL)", &userinfo);
 
     // The runs: one per model, and one routed by the gatekeeper.

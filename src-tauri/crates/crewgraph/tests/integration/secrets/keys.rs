@@ -24,29 +24,7 @@ fn keyring_keys_are_set_used_replaced_and_removed_through_the_cli() {
     let (dir, db) = (sandbox.path(), sandbox.path().join("runs.db"));
     let desk = Desk::start();
     let url = format!("{}/cli/v1", desk.base);
-    assert_eq!(
-        cg(
-            dir,
-            &[
-                "models",
-                "add",
-                "m",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                &url,
-                "--key",
-                NAME,
-                "--db",
-                db.to_str().unwrap()
-            ],
-            ""
-        )
-        .code,
-        0
-    );
+    assert_eq!(add_model(dir, &db, "m", &url, Some(NAME)).code, 0);
     assert_eq!(key_origin(dir, &db, "m"), None, "no key yet");
 
     // Set.

@@ -199,6 +199,17 @@ fn cg(dir: &Path, args: &[&str], stdin: &str) -> Run {
     run
 }
 
+/// `crewgraph models add NAME` of the OpenAI-compatible model `m` at `url`, its key
+/// kept under `key` (None: the provider's name).
+fn add_model(dir: &Path, db: &Path, name: &str, url: &str, key: Option<&str>) -> Run {
+    let db = db.to_str().unwrap();
+    let mut args = vec!["models", "add", name, "--provider", "openai", "--model", "m", "--base-url", url, "--db", db];
+    if let Some(key) = key {
+        args.extend(["--key", key]);
+    }
+    cg(dir, &args, "")
+}
+
 /// `crewgraph run` of the two-step crew on `model`; returns the requests the desk got for it.
 fn run_on(dir: &Path, db: &Path, desk: &Desk, model: &str, path: &str) -> Vec<String> {
     let before = desk.requests_to(path).len();

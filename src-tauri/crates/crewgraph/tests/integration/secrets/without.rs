@@ -153,27 +153,7 @@ fn locked_keyring_says_so_in_a_sentence_and_keys_from_the_environment_still_work
     );
     let desk = Desk::start();
     let url = format!("{}/locked/v1", desk.base);
-    assert_eq!(
-        cg(
-            dir,
-            &[
-                "models",
-                "add",
-                "m",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                &url,
-                "--db",
-                db.to_str().unwrap()
-            ],
-            ""
-        )
-        .code,
-        0
-    );
+    assert_eq!(add_model(dir, &db, "m", &url, None).code, 0);
     let sent = bearers(&run_on(dir, &db, &desk, "m", "/locked/"));
     assert!(
         !sent.is_empty() && sent.iter().all(|k| k.as_deref() == Some(ENV_KEY)),
