@@ -28,7 +28,7 @@ use crate::diagnostic::{Diagnostic, Problem, Subject};
 use crate::file::{is_null, spec, AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
 use crate::report::Report;
 use crate::validate::{is_valid_agent_id, validate, LoadedAgent};
-use crate::words::{describe_found, plain_expected};
+use crate::words::{self, plain_expected, Said};
 
 /// The largest crew file Crewgraph reads (2 MiB: a hundred long prompts fit easily).
 pub const MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
@@ -704,21 +704,12 @@ fn shape_problem(segments: &[Segment], error: &marked_yaml::Error, written: Opti
                 path.push(Segment::Key(missing.to_owned()));
                 return Problem::MissingField { field: render(&path) };
             }
-            if let Some((found, expected)) = message.strip_prefix("invalid type: ").and_then(|rest| rest.split_once(", expected ")) {
-                format!("should be {}, not {}", plain_expected(expected), describe_found(found))
-            } else if let Some((found, expected)) = message.strip_prefix("invalid value: ").and_then(|rest| rest.split_once(", expected ")) {
-                format!("should be {}, not {}", plain_expected(expected), describe_found(found))
-            } else if let Some(rest) = message.strip_prefix("unknown variant `") {
-                let (given, allowed) = rest.split_once("`, expected ").unwrap_or((rest.trim_end_matches('`'), ""));
-                let allowed = allowed.trim_start_matches("one of ").replace('`', "");
-                format!("'{given}' is not one of its values ({allowed})")
-            } else if message.contains("did not match any variant") {
-                "has a form this field does not take".to_owned()
-            } else if let Some(rest) = message.strip_prefix("invalid length ") {
-                let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, "another length"));
-                format!("should have {}, not {found}", plain_expected(expected))
-            } else {
-                plain_expected(message)
+            match words::read(message) {
+                Said::Wrong { expected, found } => format!("should be {expected}, not {found}"),
+                Said::NotOneOf { given, allowed } => format!("'{given}' is not one of its values ({allowed})"),
+                Said::NoForm => "has a form this field does not take".to_owned(),
+                Said::Length { expected, found } => format!("should have {expected}, not {found}"),
+                Said::Other(text) => plain_expected(&text),
             }
         }
     };

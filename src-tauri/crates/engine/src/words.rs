@@ -24,7 +24,7 @@ pub fn plain_expected(expected: &str) -> String {
 }
 
 /// serde's name for what it found (`string "x"`, `integer -1`, `map`), in words.
-pub fn describe_found(found: &str) -> String {
+fn describe_found(found: &str) -> String {
     match found {
         "map" => "a mapping".into(),
         "sequence" => "a list".into(),
@@ -40,6 +40,44 @@ pub fn describe_found(found: &str) -> String {
     }
 }
 
+/// What a serde message says, read once for every caller to put in its own words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// `invalid type` / `invalid value`: what was wanted and what came, both plain.
+    Wrong { expected: String, found: String },
+    /// `unknown variant`: the value given and the allowed ones (`a, b`).
+    NotOneOf { given: String, allowed: String },
+    /// An untagged enum that none of its forms matched.
+    NoForm,
+    /// `invalid length`: the length wanted (plain) and the one found.
+    Length { expected: String, found: String },
+    /// Anything else, as serde said it.
+    Other(String),
+}
+
+/// Reads a serde message (without its ` at line L column C` tail).
+pub fn read(message: &str) -> Said {
+    let wrong = |rest: &str| {
+        rest.split_once(", expected ")
+            .map(|(found, expected)| Said::Wrong { expected: plain_expected(expected), found: describe_found(found) })
+    };
+    if let Some(said) = message.strip_prefix("invalid type: ").and_then(wrong) {
+        said
+    } else if let Some(said) = message.strip_prefix("invalid value: ").and_then(wrong) {
+        said
+    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+        let (given, allowed) = rest.split_once("`, expected ").unwrap_or((rest.trim_end_matches('`'), ""));
+        Said::NotOneOf { given: given.to_owned(), allowed: allowed.trim_start_matches("one of ").replace('`', "") }
+    } else if message.contains("did not match any variant") {
+        Said::NoForm
+    } else if let Some(rest) = message.strip_prefix("invalid length ") {
+        let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, "another length"));
+        Said::Length { expected: plain_expected(expected), found: found.to_owned() }
+    } else {
+        Said::Other(message.to_owned())
+    }
+}
+
 /// A whole serde message (`invalid type: null, expected struct X at line 1 column
 /// 4`) in a person's words; what it does not know is kept, with Rust names replaced.
 pub fn plain_message(message: &str) -> String {
@@ -47,17 +85,11 @@ pub fn plain_message(message: &str) -> String {
         Some(at) => (&message[..at], &message[at..]),
         None => (message, ""),
     };
-    let said = if let Some((found, expected)) = core.strip_prefix("invalid type: ").and_then(|r| r.split_once(", expected ")) {
-        format!("expected {}, not {}", plain_expected(expected), describe_found(found))
-    } else if let Some((found, expected)) = core.strip_prefix("invalid value: ").and_then(|r| r.split_once(", expected ")) {
-        format!("expected {}, not {}", plain_expected(expected), describe_found(found))
-    } else if let Some(rest) = core.strip_prefix("unknown variant `") {
-        let (given, allowed) = rest.split_once("`, expected ").unwrap_or((rest.trim_end_matches('`'), ""));
-        format!("'{given}' is not one of: {}", allowed.trim_start_matches("one of ").replace('`', ""))
-    } else if core.contains("did not match any variant") {
-        "it has a form this field does not take".to_owned()
-    } else {
-        core.replace('`', "'")
+    let said = match read(core) {
+        Said::Wrong { expected, found } => format!("expected {expected}, not {found}"),
+        Said::NotOneOf { given, allowed } => format!("'{given}' is not one of: {allowed}"),
+        Said::NoForm => "it has a form this field does not take".to_owned(),
+        Said::Length { .. } | Said::Other(_) => core.replace('`', "'"),
     };
     format!("{said}{place}")
 }
