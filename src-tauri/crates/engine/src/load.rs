@@ -339,7 +339,7 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
         return None;
     }
     let lines = yaml_lines(text);
-    report.set_lines(source, lines.iter().map(|line| line.chars().count() as u32).collect());
+    report.set_lines(source, line_lengths(text));
     // Read with each scalar's quoting kept, for what only quoting tells apart.
     let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
     // The parser is not ours; a bug in it must not take the app down.
@@ -379,6 +379,13 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
     }
     report.at_position(source, line, column, problem);
     None
+}
+
+/// How many characters each line of a YAML text has (a byte-order mark left out, as
+/// the parser leaves it out), for keeping positions inside it ([`crate::report::inside`]).
+pub fn line_lengths(text: &str) -> Vec<u32> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    yaml_lines(text).iter().map(|line| line.chars().count() as u32).collect()
 }
 
 /// The lines of a text as YAML counts them: CR LF, CR and LF each end one.

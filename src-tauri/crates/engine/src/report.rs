@@ -47,9 +47,7 @@ impl Report {
         // At the end of a text the parser can place a value or an error one line past
         // it, and after odd characters a column past its line's end: kept inside.
         if let Some(Some(lines)) = self.lines.get(marker.source()) {
-            let last = lines.len().max(1) as u32;
-            let length = |line: u32| lines.get(line as usize - 1).copied().unwrap_or(0);
-            position = if position.0 > last { (last, length(last) + 1) } else { (position.0, position.1.min(length(position.0) + 1)) };
+            position = inside(lines, position.0, position.1);
         }
         Location { file: self.file_name(marker.source()).to_owned(), line: position.0, column: position.1 }
     }
@@ -100,3 +98,17 @@ impl Report {
         diagnostics
     }
 }
+/// `(line, column)` (from 1) kept inside a text whose lines have `lengths`
+/// characters: past the last line is the end of the text, past a line's end is its
+/// end.
+pub fn inside(lengths: &[u32], line: u32, column: u32) -> (u32, u32) {
+    let last = lengths.len().max(1) as u32;
+    let length = |line: u32| lengths.get(line as usize - 1).copied().unwrap_or(0);
+    let line = line.max(1);
+    if line > last {
+        (last, length(last) + 1)
+    } else {
+        (line, column.clamp(1, length(line) + 1))
+    }
+}
+

@@ -29,6 +29,7 @@ use crewgraph_engine::file::{is_null, Entries};
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::routing::llm::ROUTER_AGENT;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, ToolCall};
+use crewgraph_engine::load::line_lengths;
 use crewgraph_engine::{AgentId, Crew, Problem};
 use marked_yaml::{Marker, Spanned};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -264,12 +265,8 @@ impl Script {
 /// `marker` moved inside `text`: the parser can place one past the last line, or
 /// past the end of its line.
 fn inside(text: &str, marker: Marker) -> Marker {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let last = lines.len().max(1);
-    let length = |line: usize| lines.get(line - 1).map_or(0, |l| l.trim_end_matches('\r').chars().count());
-    let (line, column) =
-        if marker.line() > last { (last, length(last) + 1) } else { (marker.line().max(1), marker.column().clamp(1, length(marker.line().max(1)) + 1)) };
-    Marker::new(marker.source(), marker.character(), line, column)
+    let (line, column) = crewgraph_engine::report::inside(&line_lengths(text), marker.line() as u32, marker.column() as u32);
+    Marker::new(marker.source(), marker.character(), line as usize, column as usize)
 }
 
 /// The scripted model: pops the next reply of the agent that asks.
