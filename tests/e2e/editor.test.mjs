@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
+import { openCrew } from "./app.mjs";
 import { CANVAS_STATE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -28,19 +29,6 @@ before(async () => {
 after(async () => {
   await session?.end();
 });
-
-/** Opens a crew through the window's automation hook; waits until it is open (the
- * hook's promise answered) and its header shows. */
-async function openCrew(path) {
-  await session.waitFor(() => session.execute("return Boolean(window.crewgraph)"), { message: "the automation hook" });
-  await session.execute(
-    `window.__opened = null;
-     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
-    [path],
-  );
-  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
-  await session.visible(".crew-header h1");
-}
 
 /** Waits until the canvas is at rest: no glide of the view under way, and the view
  * and every card where they were a moment ago (a fit, a layout or a zoom done). */
@@ -107,7 +95,7 @@ const pills = () => session.execute(`return [...document.querySelectorAll('.edge
 
 test("a crew is built on an empty canvas, checked live, saved and reopened as the expected YAML", async () => {
   const lab = `${CREWS}/lab.yaml`;
-  await openCrew(lab);
+  await openCrew(session, lab);
   await session.visible(".canvas-hint");
   await session.screenshot(`${OUT}/10-editor-empty.png`);
 
@@ -166,7 +154,7 @@ test("a crew is built on an empty canvas, checked live, saved and reopened as th
   // Back to the start, open it again: the same crew, the cards where they were.
   await session.click(".brand");
   await session.visible(".crew-card");
-  await openCrew(lab);
+  await openCrew(session, lab);
   await session.visible(".react-flow__node-agent .agent-name", { count: 3 });
   await canvasAtRest("after reopening the crew");
   await session.screenshot(`${OUT}/13-editor-reopened.png`);
@@ -198,7 +186,7 @@ test("undo and redo walk back and forth through edits, and delete takes an agent
 });
 
 test("a 1,000-agent crew pans and zooms smoothly", async () => {
-  await openCrew(BIG);
+  await openCrew(session, BIG);
   // Zoomed out to show all of it, the crew is painted as one picture (FarView).
   await session.waitFor(async () => (await session.find(".far-view canvas")).length === 1, { message: "the 1,000-agent crew's picture (FarView)", timeout: 120_000 });
   await canvasAtRest("with the whole 1,000-agent crew in view");

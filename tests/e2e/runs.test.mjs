@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
+import { chooseSimulate, openCrew } from "./app.mjs";
 import { RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -25,38 +26,6 @@ after(async () => {
   await session?.end();
 });
 
-/** Opens a crew through the window's automation hook; waits until it is open (the
- * hook's promise answered) and its header shows. */
-async function openCrew(path) {
-  await session.waitFor(() => session.execute("return Boolean(window.crewgraph)"), { message: "the automation hook" });
-  await session.execute(
-    `window.__opened = null;
-     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
-    [path],
-  );
-  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
-  await session.visible(".crew-header h1");
-}
-
-/** Unfolds the run panel, chooses Simulate in the model list (once the list offers
- * it); the crew's own script is picked for it. */
-async function simulate(script) {
-  await session.click('.run-dock-toggle[aria-expanded="false"]');
-  await session.waitFor(
-    () =>
-      session.execute(`
-        const select = document.querySelector('.run-select');
-        const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-        if (!option) return false;
-        const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
-        set.call(select, option.value);
-        select.dispatchEvent(new Event('change', { bubbles: true }));
-        return true;`),
-    { message: "the model list to offer Simulate" },
-  );
-  await session.waitFor(async () => (await session.texts(".run-script-name")).includes(script), { message: `the script ${script}` });
-}
-
 /** Waits until the run's status matches `pattern`. */
 async function statusIs(pattern, what) {
   await session.waitFor(async () => pattern.test(await status()), { message: async () => `${what}: a status matching ${pattern} (it says: ${JSON.stringify(await status())})` });
@@ -73,9 +42,9 @@ const STOP = ".run-buttons .run-button:nth-child(2)";
 const RESUME = ".run-buttons .run-button:nth-child(3)";
 
 test("an interview runs in Simulate mode: the highlight moves, the tracker explains, the pause asks and resumes", async () => {
-  await openCrew(`${CREWS}/interview.yaml`);
+  await openCrew(session, `${CREWS}/interview.yaml`);
   await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
-  await simulate("interview.yaml");
+  await chooseSimulate(session, "interview.yaml");
   await recordActive();
   await session.type(".run-input", "Interview me about colours");
   await session.click(RUN);

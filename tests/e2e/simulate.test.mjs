@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
+import { openCrew } from "./app.mjs";
 import { CANVAS_STATE, RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -44,24 +45,12 @@ const ENTER = "\uE007";
 const RUN = ".run-buttons .run-button:nth-child(1)";
 const RESUME = ".run-buttons .run-button:nth-child(3)";
 const status = async () => (await session.texts(".run-status"))[0] ?? "";
-const hook = () => session.waitFor(() => session.execute("return Boolean(window.crewgraph && window.crewgraph.runId)"), { message: "the automation hook" });
+/** The page expression that says the automation hook, with its run tools, is there. */
+const HOOK = "window.crewgraph && window.crewgraph.runId";
 
 /** Waits until the run's status matches `pattern`. */
 async function statusIs(pattern, what) {
   await session.waitFor(async () => pattern.test(await status()), { message: async () => `${what}: a status matching ${pattern} (it says: ${JSON.stringify(await status())})` });
-}
-
-/** Opens a crew through the window's automation hook; waits until it is open (the
- * hook's promise answered) and its header shows. */
-async function openCrew(path) {
-  await hook();
-  await session.execute(
-    `window.__opened = null;
-     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
-    [path],
-  );
-  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
-  await session.visible(".crew-header h1");
 }
 
 /** Unfolds the run dock (when folded) and chooses the model whose words start with
@@ -136,7 +125,7 @@ async function callHook(name, args) {
 }
 
 test("the interview in Simulate (type each reply): each turn waits for the person's reply, [ASK_YOU] pauses, [DONE] finishes", async () => {
-  await openCrew(`${CREWS}/interview.yaml`);
+  await openCrew(session, `${CREWS}/interview.yaml`, { ready: HOOK });
   await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
   await chooseModel("Simulate (type each reply)");
   await session.waitFor(async () => /you type its reply/.test((await session.texts(".run-model .run-note")).join(" ")), { message: "the note on typing each reply" });
@@ -276,7 +265,7 @@ test("a run on the local model shows the tokens it spent in the Usage view", asy
       "",
     ].join("\n"),
   );
-  await openCrew(crew);
+  await openCrew(session, crew, { ready: HOOK });
   await session.visible(".react-flow__node-agent .agent-name");
   await chooseModel("local");
   await session.type(".run-input", "A poem about the sea");
@@ -310,7 +299,7 @@ test("a provider failing mid-run: the transcript shows the error and the graph m
     join(work, "scripts", "flaky.yaml"),
     ['replies:', '  host: ["Thank you, passing it on. [SUMMARY]"]', '  writer: [{ error: "provider unavailable" }]', ""].join("\n"),
   );
-  await openCrew(join(work, "flaky.yaml"));
+  await openCrew(session, join(work, "flaky.yaml"), { ready: HOOK });
   await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
   await chooseModel("Simulate (replies from a script)");
   await session.waitFor(async () => (await session.texts(".run-script-name")).includes("flaky.yaml"), { message: "the crew's script" });

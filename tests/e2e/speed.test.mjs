@@ -19,6 +19,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { after, test } from "node:test";
 import { Session } from "./webdriver.mjs";
+import { chooseSimulate, openCrew } from "./app.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -83,27 +84,9 @@ test("speed: cold start, idle memory, and a run at about 1,000 events a second",
   await new Promise((r) => setTimeout(r, 3000));
   const idle = await appMemory();
 
-  await session.waitFor(() => session.execute("return Boolean(window.crewgraph?.paintDelays)"), { message: "the automation hook" });
-  await session.execute(
-    `window.__opened = null;
-     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
-    [`${CREWS}/speed.yaml`],
-  );
-  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: "speed.yaml to open" }), "open");
+  await openCrew(session, `${CREWS}/speed.yaml`, { ready: "window.crewgraph?.paintDelays" });
   await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
-  await session.click('.run-dock-toggle[aria-expanded="false"]');
-  await session.waitFor(
-    () =>
-      session.execute(`
-        const select = document.querySelector('.run-select');
-        const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-        if (!option) return false;
-        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
-        select.dispatchEvent(new Event('change', { bubbles: true }));
-        return true;`),
-    { message: "the model list to offer Simulate" },
-  );
-  await session.waitFor(async () => (await session.texts(".run-script-name")).includes("speed.yaml"), { message: "the speed script" });
+  await chooseSimulate(session, "speed.yaml");
   await session.type(".run-input", "Go as fast as you can");
 
   // Input latency, measured in the page: each key event to just after its frame.

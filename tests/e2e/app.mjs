@@ -1,0 +1,36 @@
+// What several window tests do the same way, written once: open a crew through the
+// window's automation hook, and choose Simulate for a run. Each waits for the state
+// it leads to, with the suite's bound (see webdriver.mjs).
+import assert from "node:assert/strict";
+
+/** Opens a crew through the window's automation hook; waits until it is open (the
+ * hook's promise answered) and its header shows. `ready` is the page expression that
+ * says the hook is there (a test needing more of it names that part). */
+export async function openCrew(session, path, { ready = "window.crewgraph" } = {}) {
+  await session.waitFor(() => session.execute(`return Boolean(${ready})`), { message: "the automation hook" });
+  await session.execute(
+    `window.__opened = null;
+     window.crewgraph.openCrew(arguments[0]).then(() => (window.__opened = "open"), (e) => (window.__opened = String(e)));`,
+    [path],
+  );
+  assert.equal(await session.waitFor(() => session.execute("return window.__opened"), { message: `${path} to open` }), "open");
+  await session.visible(".crew-header h1");
+}
+
+/** Unfolds the run panel, chooses Simulate in the model list (once the list offers
+ * it) and waits until the crew's own script, `script`, is picked for it. */
+export async function chooseSimulate(session, script) {
+  await session.click('.run-dock-toggle[aria-expanded="false"]');
+  await session.waitFor(
+    () =>
+      session.execute(`
+        const select = document.querySelector('.run-select');
+        const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
+        if (!option) return false;
+        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+        return true;`),
+    { message: "the model list to offer Simulate" },
+  );
+  await session.waitFor(async () => (await session.texts(".run-script-name")).includes(script), { message: `the script ${script}` });
+}
