@@ -233,21 +233,7 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
         model_names.push("ui");
     }
     for name in model_names {
-        let run = cg(
-            dir,
-            &[
-                "run",
-                crew.to_str().unwrap(),
-                "--input",
-                "Greet me",
-                "--model",
-                name,
-                "--json",
-                "--db",
-                db_arg,
-            ],
-            "",
-        );
+        let run = run_crew(dir, &db, &crew, name);
         let refused = name == "ec";
         assert_eq!(
             run.code,

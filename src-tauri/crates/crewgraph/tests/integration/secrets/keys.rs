@@ -97,22 +97,8 @@ fn keyring_keys_are_set_used_replaced_and_removed_through_the_cli() {
     let set = cg(dir, &["keys", "set", "anthropic"], FIRST);
     assert_eq!(set.code, 0, "{}", set.stderr);
     let status = cg(dir, &["keys"], "");
-    assert!(
-        status
-            .stdout
-            .lines()
-            .any(|l| l.starts_with("anthropic") && l.ends_with("set (keyring)")),
-        "{}",
-        status.stdout
-    );
-    assert!(
-        status
-            .stdout
-            .lines()
-            .any(|l| l.starts_with("openai") && l.ends_with("set (environment)")),
-        "{}",
-        status.stdout
-    );
+    assert!(says_key(&status.stdout, "anthropic", "set (keyring)"), "{}", status.stdout);
+    assert!(says_key(&status.stdout, "openai", "set (environment)"), "{}", status.stdout);
     assert!(!status.stdout.contains(FIRST) && !status.stdout.contains(ENV_KEY));
     assert_eq!(cg(dir, &["keys", "remove", "anthropic"], "").code, 0);
 }

@@ -210,26 +210,24 @@ fn add_model(dir: &Path, db: &Path, name: &str, url: &str, key: Option<&str>) ->
     cg(dir, &args, "")
 }
 
+/// `crewgraph run CREW --input 'Greet me' --model MODEL --json` over `db`.
+fn run_crew(dir: &Path, db: &Path, crew: &Path, model: &str) -> Run {
+    let args = ["run", crew.to_str().unwrap(), "--input", "Greet me", "--model", model, "--json", "--db", db.to_str().unwrap()];
+    cg(dir, &args, "")
+}
+
+/// True when `crewgraph keys` printed a line for `provider` ending in `origin`
+/// (`set (keyring)`, `set (environment)`).
+fn says_key(keys_output: &str, provider: &str, origin: &str) -> bool {
+    keys_output.lines().any(|l| l.starts_with(provider) && l.ends_with(origin))
+}
+
 /// `crewgraph run` of the two-step crew on `model`; returns the requests the desk got for it.
 fn run_on(dir: &Path, db: &Path, desk: &Desk, model: &str, path: &str) -> Vec<String> {
     let before = desk.requests_to(path).len();
     let crew = dir.join("two-steps.yaml");
     std::fs::write(&crew, TWO_STEP_CREW).unwrap();
-    let run = cg(
-        dir,
-        &[
-            "run",
-            crew.to_str().unwrap(),
-            "--input",
-            "Greet me",
-            "--model",
-            model,
-            "--json",
-            "--db",
-            db.to_str().unwrap(),
-        ],
-        "",
-    );
+    let run = run_crew(dir, db, &crew, model);
     assert_eq!(
         run.code, 0,
         "the run on {model}: {}\n{}",

@@ -143,14 +143,7 @@ fn locked_keyring_says_so_in_a_sentence_and_keys_from_the_environment_still_work
 
     // Looking a key up does not wait on the locked keyring: the environment's is used.
     let status = cg(dir, &["keys"], "");
-    assert!(
-        status
-            .stdout
-            .lines()
-            .any(|l| l.starts_with("openai") && l.ends_with("set (environment)")),
-        "{}",
-        status.stdout
-    );
+    assert!(says_key(&status.stdout, "openai", "set (environment)"), "{}", status.stdout);
     let desk = Desk::start();
     let url = format!("{}/locked/v1", desk.base);
     assert_eq!(add_model(dir, &db, "m", &url, None).code, 0);
