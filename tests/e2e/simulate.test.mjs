@@ -278,7 +278,11 @@ test("a run on the local model shows the tokens it spent in the Usage view", asy
   });
   const ended = await status();
   assert.match(ended, /^Finished/, `the run on the local model finished (${ended})`);
-  assert.ok((await session.texts(".run-transcript .run-turn .run-text"))[0]?.length > 0, "the poet wrote something");
+  // The transcript may be drawn a frame after the status: wait for the poet's words.
+  await session.waitFor(async () => (await session.texts(".run-transcript .run-turn .run-text"))[0]?.length > 0, {
+    timeout: 30_000,
+    message: async () => `the poet's words in the transcript (it shows: ${JSON.stringify(await session.texts(".run-transcript .run-turn"))})`,
+  });
   await session.click('.run-tab[aria-selected="false"]');
   await session.visible(".run-usage-total");
   const [total] = await session.texts(".run-usage-total");
