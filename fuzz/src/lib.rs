@@ -282,7 +282,8 @@ pub fn recording(data: &[u8]) {
         Ok(recording) => {
             assert!(!recording.events.is_empty());
             let written = serde_json::to_string_pretty(&recording).expect("a recording encodes as JSON");
-            let again = crewgraph::api::read_recording("run.json", &written).unwrap_or_else(|e| panic!("a recording written back is refused: {e:?}"));
+            let again = crewgraph::api::read_recording("run.json", &written)
+                .unwrap_or_else(|e| panic!("a recording written back is refused: {e:?}"));
             assert_eq!(again, recording, "a recording changes when written and read again");
         }
         Err(error) => assert!(error.message.starts_with("'run.json' "), "{}", error.message),

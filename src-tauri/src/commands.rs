@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crewgraph::api::{
-    forward_batches, Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelRequest, ModelView, RecentCrew, ResumeRequest,
-    Recording, RunBatch, RunRequest, SaveCrew, SavedCrew, BATCH_WINDOW,
+    forward_batches, Api, ApiError, CheckCrew, CrewDocument, CrewSummary, EditableCrew, ModelRequest, ModelView, RecentCrew, Recording,
+    ResumeRequest, RunBatch, RunRequest, SaveCrew, SavedCrew, BATCH_WINDOW,
 };
 use crewgraph_engine::run::{RunEvent, RunSummary};
 use crewgraph_engine::RunId;
@@ -24,10 +24,7 @@ pub fn crews_dir() -> PathBuf {
     if here.is_dir() {
         return here;
     }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.ancestors().map(|a| a.join("crews")).find(|c| c.is_dir()))
-        .unwrap_or(here)
+    std::env::current_exe().ok().and_then(|exe| exe.ancestors().map(|a| a.join("crews")).find(|c| c.is_dir())).unwrap_or(here)
 }
 
 /// The API over the crews folder and the database (`$CREWGRAPH_DB`, else the

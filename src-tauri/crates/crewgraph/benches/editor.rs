@@ -8,10 +8,10 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use criterion::{criterion_group, criterion_main, Criterion};
 use crewgraph::api::{Api, CheckCrew};
 use crewgraph_engine::file::spec;
 use crewgraph_engine::load::{load_spec_value, load_str};
+use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 
 const AGENTS: usize = 1_000;

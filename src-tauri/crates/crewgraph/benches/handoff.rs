@@ -11,9 +11,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::sync::Arc;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use crewgraph_engine::run::{start_run, CrewSource, MemoryStore, RunStatus, RunStore};
 use crewgraph_store::SqliteStore;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tokio_util::sync::CancellationToken;
 
 const HANDOFFS: usize = 100;

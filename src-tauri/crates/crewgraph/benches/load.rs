@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use crewgraph_engine::load::load_str;
 use crewgraph_engine::run::{
-    start_run, CrewSource, EventSink, MemoryStore, NullSink, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord,
-    StoreError, StoredRun,
+    start_run, CrewSource, EventSink, MemoryStore, NullSink, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError,
+    StoredRun,
 };
 use crewgraph_engine::RunId;
 use crewgraph_llm::{Script, ScriptedLlm};
@@ -135,7 +135,8 @@ fn parallel_groups(runtime: &tokio::runtime::Runtime) {
         );
         let crew = load_str("fan-out.yaml", &yaml).crew.expect("valid");
         let replies: String = members.iter().map(|m| format!("  {m}: [{{ content: \"done\", delay_ms: 50 }}]\n")).collect();
-        let script = Script::parse("fan.yaml", &format!("replies:\n  lead: [\"go [GO]\", \"all done [DONE]\"]\n{replies}")).expect("script");
+        let script =
+            Script::parse("fan.yaml", &format!("replies:\n  lead: [\"go [GO]\", \"all done [DONE]\"]\n{replies}")).expect("script");
         let timing = Arc::new(Timing::default());
         let mut deps = common::deps_with_sink(&script, Arc::new(MemoryStore::new()), timing.clone());
         deps.llm = Arc::new(ScriptedLlm::new(&script));
@@ -274,7 +275,10 @@ fn memory() {
     println!("| what | measured |");
     println!("|---|---|");
     println!("| per in-flight run (1,000 waiting on a reply; a store that keeps nothing) | {:.1} KiB |", measured("in_flight"));
-    println!("| per 1,000 history entries of 240 bytes (the run's history and the in-memory store's copy) | {:.0} KiB |\n", measured("history"));
+    println!(
+        "| per 1,000 history entries of 240 bytes (the run's history and the in-memory store's copy) | {:.0} KiB |\n",
+        measured("history")
+    );
 }
 
 /// KiB of resident memory per run, with 1,000 runs waiting on a slow reply.

@@ -14,8 +14,7 @@ use std::time::{Duration, Instant};
 use crewgraph_engine::load::load_str;
 use crewgraph_engine::run::history::Visible;
 use crewgraph_engine::run::{
-    start_run, CrewSource, EventKind, EventSink, LlmClient, LlmRequest, MemoryStore, Message, RandomIds, RunDeps, RunEvent,
-    SystemClock,
+    start_run, CrewSource, EventKind, EventSink, LlmClient, LlmRequest, MemoryStore, Message, RandomIds, RunDeps, RunEvent, SystemClock,
 };
 use crewgraph_engine::AgentId;
 use crewgraph_llm::{Limits, LocalPaths, LocalServer, OpenAiClient};

@@ -134,10 +134,7 @@ where
     let elapsed = started.elapsed().as_secs_f64();
     let count = samples.len();
     let (p50, p99, max) = percentiles(&mut samples);
-    println!(
-        "| {name} | {clients} | {count} | {:.0} | {p50:.2} | {p99:.2} | {max:.1} | {failed} |",
-        count as f64 / elapsed
-    );
+    println!("| {name} | {clients} | {count} | {:.0} | {p50:.2} | {p99:.2} | {max:.1} | {failed} |", count as f64 / elapsed);
 }
 
 async fn post_json(http: &reqwest::Client, url: &str, body: &Value) -> reqwest::Response {
@@ -163,7 +160,8 @@ fn main() {
             async move { http.get(&url).send().await.expect("request").status() }
         })
         .await;
-        let script = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../crews/scripts/exam.yaml")).expect("script");
+        let script =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../crews/scripts/exam.yaml")).expect("script");
         let body = json!({"crew": "exam.yaml", "input": "Start the exam", "script": script});
         let url = format!("{}/runs", server.base);
         throughput("POST /runs (exam.yaml, scripted)", clients, seconds, move |http| {

@@ -6,8 +6,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use crewgraph_engine::run::calculator::calculate;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn calculator(c: &mut Criterion) {
     let cases = [

@@ -5,9 +5,9 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crewgraph_engine::signal::registry::builtins;
 use crewgraph_engine::signal::{Behavior, SignalDef, SignalMatcher, SignalOrigin, SignalRegistry};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 const REPLY_BYTES: usize = 2048;
 

@@ -6,19 +6,48 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use crewgraph_engine::load::load_str;
 use crewgraph_engine::routing::scoring::{candidates, score, tokens, words, ScoringIndex};
 use crewgraph_engine::Crew;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const AGENTS: usize = 1000;
 const REQUEST_BYTES: usize = 2048;
 
 /// Words the agents and the request are made of (a deterministic mix).
 const VOCABULARY: &[&str] = &[
-    "algebra", "geometry", "history", "warcraft", "lore", "poetry", "music", "physics", "chemistry", "biology", "finance",
-    "invoice", "refund", "shipping", "router", "network", "database", "kubernetes", "rust", "python", "painting",
-    "novel", "empire", "battle", "strategy", "recipe", "garden", "travel", "weather", "contract", "tax", "medicine",
+    "algebra",
+    "geometry",
+    "history",
+    "warcraft",
+    "lore",
+    "poetry",
+    "music",
+    "physics",
+    "chemistry",
+    "biology",
+    "finance",
+    "invoice",
+    "refund",
+    "shipping",
+    "router",
+    "network",
+    "database",
+    "kubernetes",
+    "rust",
+    "python",
+    "painting",
+    "novel",
+    "empire",
+    "battle",
+    "strategy",
+    "recipe",
+    "garden",
+    "travel",
+    "weather",
+    "contract",
+    "tax",
+    "medicine",
 ];
 
 fn word(i: usize) -> &'static str {

@@ -62,11 +62,7 @@ impl Crew {
 
     /// The routing rules of `agent`, in file order.
     pub fn rules_of(&self, agent: &str) -> &[Rule] {
-        self.routing
-            .rules
-            .iter()
-            .find(|(id, _)| id == agent)
-            .map_or(&[], |(_, rules)| rules.as_slice())
+        self.routing.rules.iter().find(|(id, _)| id == agent).map_or(&[], |(_, rules)| rules.as_slice())
     }
 }
 
@@ -125,9 +121,7 @@ impl Agent {
 
     /// The model to show on the card: `model`, else the primary's model, else None.
     pub fn model_label(&self) -> Option<&str> {
-        self.model
-            .as_deref()
-            .or_else(|| self.primary.as_ref().and_then(|p| p.model.as_deref()))
+        self.model.as_deref().or_else(|| self.primary.as_ref().and_then(|p| p.model.as_deref()))
     }
 }
 
@@ -221,12 +215,8 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy with its YAML spelling.
-    pub const ALL: [(Strategy, &'static str); 4] = [
-        (Strategy::Signals, "signals"),
-        (Strategy::Scoring, "scoring"),
-        (Strategy::Llm, "llm"),
-        (Strategy::Gatekeeper, "gatekeeper"),
-    ];
+    pub const ALL: [(Strategy, &'static str); 4] =
+        [(Strategy::Signals, "signals"), (Strategy::Scoring, "scoring"), (Strategy::Llm, "llm"), (Strategy::Gatekeeper, "gatekeeper")];
 }
 
 /// What happens when an agent's reply matched no rule (DESIGN.md §4, step 4.6).
@@ -247,12 +237,8 @@ pub enum OnNoSignal {
 
 impl OnNoSignal {
     /// Every mode with its YAML spelling.
-    pub const ALL: [(OnNoSignal, &'static str); 4] = [
-        (OnNoSignal::Fallback, "fallback"),
-        (OnNoSignal::Reprompt, "reprompt"),
-        (OnNoSignal::Pause, "pause"),
-        (OnNoSignal::End, "end"),
-    ];
+    pub const ALL: [(OnNoSignal, &'static str); 4] =
+        [(OnNoSignal::Fallback, "fallback"), (OnNoSignal::Reprompt, "reprompt"), (OnNoSignal::Pause, "pause"), (OnNoSignal::End, "end")];
 }
 
 /// What happens when loop detection fires (DESIGN.md §13).

@@ -356,14 +356,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic for `problem` about `subject` at `location`.
     pub fn new(problem: Problem, location: Option<Location>, subject: Subject) -> Self {
-        Self {
-            severity: problem.severity(),
-            message: problem.to_string(),
-            plain: problem.plain(),
-            problem,
-            location,
-            subject,
-        }
+        Self { severity: problem.severity(), message: problem.to_string(), plain: problem.plain(), problem, location, subject }
     }
 
     /// True for errors.

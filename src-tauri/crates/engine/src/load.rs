@@ -104,12 +104,12 @@ pub fn load_spec(path: &Path) -> (Loaded, Option<serde_json::Value>) {
 pub fn load_str(name: &str, text: &str) -> Loaded {
     let mut report = Report::new();
     let source = report.add_file(name.to_owned());
-    let crew = parse_text(source, text, &mut report)
-        .and_then(|node| deserialize::<CrewFile>(&node, &mut report, Context::Crew))
-        .map(|crew_file| {
+    let crew = parse_text(source, text, &mut report).and_then(|node| deserialize::<CrewFile>(&node, &mut report, Context::Crew)).map(
+        |crew_file| {
             let agents = resolve_agents(&crew_file, None, &mut report, &mut Vec::new());
             validate(&crew_file, &agents, CrewLayout::File, &mut report)
-        });
+        },
+    );
     Loaded { crew, diagnostics: report.finish(), files: Vec::new() }
 }
 
@@ -191,12 +191,7 @@ fn load_from_disk(
 
 /// Turns `agents:` entries into agents: inline ones as they are, references by
 /// loading `agents/<id>.yaml` next to the crew file.
-fn resolve_agents(
-    crew_file: &CrewFile,
-    base: Option<(&Path, &str)>,
-    report: &mut Report,
-    files: &mut Vec<PathBuf>,
-) -> Vec<LoadedAgent> {
+fn resolve_agents(crew_file: &CrewFile, base: Option<(&Path, &str)>, report: &mut Report, files: &mut Vec<PathBuf>) -> Vec<LoadedAgent> {
     let mut agents = Vec::new();
     for entry in &crew_file.agents {
         let span = *entry.span();
@@ -360,7 +355,9 @@ fn parse_text(source: usize, text: &str, report: &mut Report) -> Option<Node> {
         LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => (m, Problem::NotAMapping),
         LoadError::UnexpectedAnchor(m) => (m, Problem::UnsupportedYaml { feature: "anchors and aliases (& and *)".into() }),
         LoadError::UnexpectedTag(m) => (m, Problem::UnsupportedYaml { feature: "tags (!)".into() }),
-        LoadError::MappingKeyMustBeScalar(m) => (m, Problem::Syntax { detail: "a key must be a plain value, not a list or mapping".into() }),
+        LoadError::MappingKeyMustBeScalar(m) => {
+            (m, Problem::Syntax { detail: "a key must be a plain value, not a list or mapping".into() })
+        }
         LoadError::ScanError(m, scan) => (m, Problem::Syntax { detail: scan.info().to_owned() }),
         LoadError::DuplicateKey(inner) => {
             let first_line = inner.prev_key.span().start().map_or(0, |m| m.line() as u32);
@@ -505,10 +502,9 @@ fn resolve_keys(root: &Node, segments: &[Segment], error: &marked_yaml::Error) -
         let starts = |key: &marked_yaml::types::MarkedScalarNode| key.span().start().map(|s| (s.line(), s.column()));
         let key = match (mark, found) {
             (Some(mark), _) => map.keys().rev().find(|k| starts(k).is_some_and(|start| start <= mark)),
-            (None, Some(found)) => map
-                .iter()
-                .find(|(_, value)| node_at(value, rest).is_some_and(|node| found.fits(node)))
-                .map(|(key, _)| key),
+            (None, Some(found)) => {
+                map.iter().find(|(_, value)| node_at(value, rest).is_some_and(|node| found.fits(node))).map(|(key, _)| key)
+            }
             // No position and no kind (a missing field): serde reads entries in file
             // order and stops at the first error, so it is the first entry whose
             // value has the rest of the path (lacking the field, when one is missing).
@@ -577,9 +573,7 @@ fn is_known_extra(context: Context, segments: &[Segment]) -> bool {
         }
     }
     match (context, segments) {
-        (Context::Crew, [first, second]) if key(first) == Some("settings") => {
-            key(second).is_some_and(|k| GO_ENGINE_SETTINGS.contains(&k))
-        }
+        (Context::Crew, [first, second]) if key(first) == Some("settings") => key(second).is_some_and(|k| GO_ENGINE_SETTINGS.contains(&k)),
         (Context::Crew, [first, Segment::Index(_), last]) if key(first) == Some("agents") => {
             key(last).is_some_and(|k| GO_ENGINE_AGENT_KEYS.contains(&k))
         }
@@ -722,4 +716,3 @@ fn shape_problem(segments: &[Segment], error: &marked_yaml::Error, written: Opti
     };
     Problem::WrongType { field, detail }
 }
-

@@ -111,4 +111,3 @@ pub fn inside(lengths: &[u32], line: u32, column: u32) -> (u32, u32) {
         (line, column.clamp(1, length(line) + 1))
     }
 }
-

@@ -100,7 +100,10 @@ mod tests {
 
     #[test]
     fn no_rust_type_reaches_a_person() {
-        assert_eq!(plain_message("invalid type: null, expected struct SignalNameBody at line 1 column 4"), "expected a mapping, not null at line 1 column 4");
+        assert_eq!(
+            plain_message("invalid type: null, expected struct SignalNameBody at line 1 column 4"),
+            "expected a mapping, not null at line 1 column 4"
+        );
         assert_eq!(plain_message("invalid value: integer `-1`, expected u32"), "expected a whole number (0 or more), not -1");
         assert_eq!(plain_message("invalid type: string \"x\", expected a map"), "expected a mapping, not the text \"x\"");
         assert_eq!(plain_message("unknown variant `x`, expected one of `a`, `b`"), "'x' is not one of: a, b");

@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 use crate::chat::{conversation, tool_arguments, Turn};
 use crate::http::{endpoint, provider_message, Limits, Transport};
 use crate::keys::Secret;
-use crate::settings::masked_url;
 use crate::openai::short;
+use crate::settings::masked_url;
 
 /// The API version sent with every request.
 const VERSION: &str = "2023-06-01";
@@ -39,8 +39,8 @@ impl AnthropicClient {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(VERSION));
         if let Some(key) = key {
-            let mut value = HeaderValue::from_str(key.expose())
-                .map_err(|_| transport.error("the API key holds characters a header cannot carry"))?;
+            let mut value =
+                HeaderValue::from_str(key.expose()).map_err(|_| transport.error("the API key holds characters a header cannot carry"))?;
             value.set_sensitive(true);
             headers.insert("x-api-key", value);
         }
@@ -297,7 +297,11 @@ mod tests {
         // Both found by fuzzing: a call named '' went on to the run, and the sum of
         // two counts near u32::MAX overflowed.
         let mut reply = Reply::default();
-        reply.take("message_start", &json!({"message": {"usage": {"input_tokens": 4_294_967_295u64, "cache_read_input_tokens": 1}}}), &|_| {});
+        reply.take(
+            "message_start",
+            &json!({"message": {"usage": {"input_tokens": 4_294_967_295u64, "cache_read_input_tokens": 1}}}),
+            &|_| {},
+        );
         assert_eq!(reply.usage.input_tokens, u32::MAX);
         reply.take("content_block_start", &json!({"content_block": {"type": "tool_use", "id": "x"}}), &|_| {});
         let transport = Transport::new("anthropic at x".into(), Limits::default()).unwrap();

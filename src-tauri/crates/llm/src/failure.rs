@@ -79,7 +79,9 @@ pub fn not_a_reply(content_type: &str, body: &str) -> String {
         Err(_) if trimmed.starts_with(['{', '[']) => {
             format!("the server's answer is cut off or broken JSON: {}", crate::openai::short(trimmed))
         }
-        Err(_) => format!("the server answered with text, not a chat completion: {} — is the base URL right?", crate::openai::short(trimmed)),
+        Err(_) => {
+            format!("the server answered with text, not a chat completion: {} — is the base URL right?", crate::openai::short(trimmed))
+        }
     }
 }
 

@@ -175,10 +175,7 @@ impl Transport {
                 outcome = tokio::time::timeout(self.limits.first_byte, send) => outcome,
             };
             let (failure, wait) = match outcome {
-                Err(_) => (
-                    self.error(format!("no answer within {} s", self.limits.first_byte.as_secs_f64())),
-                    None,
-                ),
+                Err(_) => (self.error(format!("no answer within {} s", self.limits.first_byte.as_secs_f64())), None),
                 Ok(Err(error)) => {
                     let failure = failure::describe(&error, url, MODEL_SERVER);
                     if !failure.transient {
@@ -207,10 +204,7 @@ impl Transport {
             }
             let wait = match wait {
                 Some(wait) if wait > self.limits.max_wait => {
-                    return Err(self.error(format!(
-                        "rate limited: the server asks to wait {} s before trying again",
-                        wait.as_secs()
-                    )))
+                    return Err(self.error(format!("rate limited: the server asks to wait {} s before trying again", wait.as_secs())))
                 }
                 Some(wait) => wait,
                 None => backoff(&self.limits, attempt),
@@ -256,7 +250,9 @@ impl Transport {
             Err(_) => Err(self.error(format!("the stream went silent for {} s", self.limits.idle.as_secs_f64()))),
             Ok(None) => Ok(None),
             Ok(Some(Ok(event))) => Ok(Some(event)),
-            Ok(Some(Err(error))) => Err(self.error(format!("the connection broke off in the middle of the reply ({})", failure::last_cause(&error)))),
+            Ok(Some(Err(error))) => {
+                Err(self.error(format!("the connection broke off in the middle of the reply ({})", failure::last_cause(&error))))
+            }
         }
     }
 
@@ -354,7 +350,10 @@ mod tests {
 
     #[test]
     fn paths_join_a_base_url_as_urls_do() {
-        assert_eq!(endpoint("https://h.example/openai/v1?api-version=2024-01-01", "chat/completions"), "https://h.example/openai/v1/chat/completions?api-version=2024-01-01");
+        assert_eq!(
+            endpoint("https://h.example/openai/v1?api-version=2024-01-01", "chat/completions"),
+            "https://h.example/openai/v1/chat/completions?api-version=2024-01-01"
+        );
         assert_eq!(endpoint("http://127.0.0.1:8080/v1/", "/models"), "http://127.0.0.1:8080/v1/models");
         assert_eq!(endpoint("https://api.anthropic.com", "v1/messages"), "https://api.anthropic.com/v1/messages");
     }

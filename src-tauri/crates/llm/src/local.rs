@@ -62,13 +62,14 @@ impl LocalPaths {
         if let Some(dir) = std::env::var_os("CREWGRAPH_LOCAL_DIR") {
             folders.push(dir.into());
         }
-        if let Some(data) = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/share"))) {
+        if let Some(data) = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/share")))
+        {
             folders.push(data.join("crewgraph/local"));
         }
         folders.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../.tools"));
-        let pick = |given: Option<PathBuf>, inside: &str| {
-            given.or_else(|| folders.iter().map(|f| f.join(inside)).find(|p| p.is_file()))
-        };
+        let pick = |given: Option<PathBuf>, inside: &str| given.or_else(|| folders.iter().map(|f| f.join(inside)).find(|p| p.is_file()));
         let server = pick(server, "bin/llama-server");
         let model = pick(model, &format!("models/{MODEL_FILE}"));
         match (server, model) {
@@ -198,7 +199,8 @@ impl LocalModel {
             return Ok(client.clone());
         }
         let paths = self.paths.as_ref().map_err(|e| LlmError::Failed(e.clone()))?;
-        let server = LocalServer::start(paths, self.threads).await.map_err(|e| LlmError::Failed(format!("the local model cannot start: {e}")))?;
+        let server =
+            LocalServer::start(paths, self.threads).await.map_err(|e| LlmError::Failed(format!("the local model cannot start: {e}")))?;
         let limits = Limits { retries: 1, ..Limits::default() };
         let client = OpenAiClient::named("the local model".to_owned(), &format!("{}/v1", server.base_url), "local", None, limits)?
             .with_max_tokens(Some(MAX_TOKENS));
@@ -253,11 +255,7 @@ impl LlmClient for LocalModel {
 /// bracket, so the reply's only way to end is a signal, within [`MAX_BODY_CHARS`].
 pub fn signal_grammar(signals: &[String]) -> String {
     let alternatives: Vec<String> = signals.iter().map(|s| gbnf_literal(s)).collect();
-    format!(
-        "root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{{0,{}}}\nsignal ::= {}\n",
-        MAX_BODY_CHARS - 1,
-        alternatives.join(" | ")
-    )
+    format!("root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{{0,{}}}\nsignal ::= {}\n", MAX_BODY_CHARS - 1, alternatives.join(" | "))
 }
 
 fn gbnf_literal(text: &str) -> String {

@@ -88,7 +88,9 @@ fn client_of(config: &ModelConfig, local: &Arc<LocalModel>) -> Result<Arc<dyn Ll
     let key = keys::find(config.key_name()).map(|(key, _)| key);
     let limits = config.limits.clone();
     Ok(match config.provider {
-        Provider::Openai => Arc::new(OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens)),
+        Provider::Openai => {
+            Arc::new(OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens))
+        }
         Provider::Anthropic => {
             Arc::new(AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens))
         }
@@ -102,8 +104,12 @@ pub async fn probe(config: &ModelConfig) -> Result<(), String> {
     let key = keys::find(config.key_name()).map(|(key, _)| key);
     let limits = crate::http::Limits { connect: std::time::Duration::from_secs(5), ..config.limits.clone() };
     match config.provider {
-        Provider::Openai => OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits).map_err(|e| e.to_string())?.probe().await,
-        Provider::Anthropic => AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits).map_err(|e| e.to_string())?.probe().await,
+        Provider::Openai => {
+            OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits).map_err(|e| e.to_string())?.probe().await
+        }
+        Provider::Anthropic => {
+            AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits).map_err(|e| e.to_string())?.probe().await
+        }
         Provider::Local => LocalModel::new().available().map(|_| ()).map_err(str::to_owned),
     }
 }

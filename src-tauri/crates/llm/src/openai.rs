@@ -306,7 +306,10 @@ mod tests {
     fn a_tool_call_index_from_far_away_sizes_nothing_and_is_refused() {
         // Found by fuzzing: an index of 4,000,000,000 made the reader allocate until the process died.
         let mut reply = Reply::default();
-        reply.take(&json!({"choices": [{"delta": {"tool_calls": [{"index": 4_000_000_000u64, "function": {"name": "x", "arguments": "{}"}}]}}]}), &|_| {});
+        reply.take(
+            &json!({"choices": [{"delta": {"tool_calls": [{"index": 4_000_000_000u64, "function": {"name": "x", "arguments": "{}"}}]}}]}),
+            &|_| {},
+        );
         reply.take(&json!({"usage": {"prompt_tokens": u64::MAX, "completion_tokens": 1}}), &|_| {});
         assert!(reply.calls.is_empty());
         assert_eq!(reply.usage.map(|u| u.input_tokens), Some(u32::MAX), "held at the largest count, not wrapped");

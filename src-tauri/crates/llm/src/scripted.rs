@@ -25,11 +25,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use crewgraph_engine::file::{is_null, Entries};
 use crewgraph_engine::crew::Strategy;
+use crewgraph_engine::file::{is_null, Entries};
+use crewgraph_engine::load::line_lengths;
 use crewgraph_engine::routing::llm::ROUTER_AGENT;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, ToolCall};
-use crewgraph_engine::load::line_lengths;
 use crewgraph_engine::{AgentId, Crew, Problem};
 use marked_yaml::{Marker, Spanned};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -347,11 +347,7 @@ impl LlmClient for ScriptedLlm {
         if let Some(error) = reply.error {
             return Err(LlmError::Failed(format!("scripted: {error}")));
         }
-        let tool_calls = reply
-            .tool_calls
-            .into_iter()
-            .map(|(name, arguments)| ToolCall { id: self.call_id(), name, arguments })
-            .collect();
+        let tool_calls = reply.tool_calls.into_iter().map(|(name, arguments)| ToolCall { id: self.call_id(), name, arguments }).collect();
         Ok(LlmReply { content: reply.content, tool_calls, usage: None })
     }
 }
@@ -392,10 +388,16 @@ mod tests {
         assert_eq!(streamed.lock().unwrap().concat(), first.content);
         assert_eq!(streamed.lock().unwrap()[0], "Question ");
         let second = llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await.unwrap();
-        assert_eq!(second.tool_calls, vec![ToolCall { id: "call-1".into(), name: "current_time".into(), arguments: serde_json::json!({}) }]);
+        assert_eq!(
+            second.tool_calls,
+            vec![ToolCall { id: "call-1".into(), name: "current_time".into(), arguments: serde_json::json!({}) }]
+        );
         let third = llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await.unwrap();
         assert!(third.content.ends_with("[END_EXAM]"));
-        assert_eq!(llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await, Err(LlmError::ScriptExhausted(AgentId::from("teacher"))));
+        assert_eq!(
+            llm.complete(&request(&AgentId::from("teacher")), &|_| {}, &cancel).await,
+            Err(LlmError::ScriptExhausted(AgentId::from("teacher")))
+        );
     }
 
     #[tokio::test]
@@ -407,7 +409,10 @@ mod tests {
             llm.complete(&request(&AgentId::from("student")), &|_| {}, &cancel).await,
             Err(LlmError::Failed("scripted: provider unavailable".into()))
         );
-        assert_eq!(llm.complete(&request(&AgentId::from("nobody")), &|_| {}, &cancel).await, Err(LlmError::NoScriptFor(AgentId::from("nobody"))));
+        assert_eq!(
+            llm.complete(&request(&AgentId::from("nobody")), &|_| {}, &cancel).await,
+            Err(LlmError::NoScriptFor(AgentId::from("nobody")))
+        );
     }
 
     #[tokio::test]
@@ -439,7 +444,9 @@ mod tests {
     #[tokio::test]
     async fn a_delay_too_long_for_any_clock_is_held_at_a_day_and_stops_on_cancel() {
         // Found by fuzzing: delay_ms u64::MAX overflowed the clock and panicked.
-        for text in ["replies:\n  a: [{ content: x y, delay_ms: 18446744073709551615 }]\n", "replies:\n  a: [{ delay_ms: 18446744073709551615 }]\n"] {
+        for text in
+            ["replies:\n  a: [{ content: x y, delay_ms: 18446744073709551615 }]\n", "replies:\n  a: [{ delay_ms: 18446744073709551615 }]\n"]
+        {
             let llm = ScriptedLlm::new(&Script::parse("s.yaml", text).unwrap());
             let cancel = CancellationToken::new();
             let stop = cancel.clone();
@@ -465,7 +472,11 @@ mod tests {
             said: [(AgentId::from("a"), vec!["Which colour? [WAIT]".to_owned()])].into_iter().collect(),
         };
         // Two replies used: one asked for tools, one ended the turn with a question.
-        let mut whole = Script::parse("s.yaml", "replies:\n  a: [{ content: Checking, tool_calls: [{ name: calculator }] }, \"Which colour? [WAIT]\", \"Blue. [DONE]\"]\n").unwrap();
+        let mut whole = Script::parse(
+            "s.yaml",
+            "replies:\n  a: [{ content: Checking, tool_calls: [{ name: calculator }] }, \"Which colour? [WAIT]\", \"Blue. [DONE]\"]\n",
+        )
+        .unwrap();
         assert!(whole.resume_after(&used));
         assert_eq!(whole.replies[0].1.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["Blue. [DONE]"]);
         let mut rest = Script::parse("s.yaml", "replies:\n  a: [\"Blue. [DONE]\"]\n").unwrap();
@@ -477,7 +488,10 @@ mod tests {
     fn a_script_may_answer_for_the_router_only_under_the_llm_strategy() {
         let script = Script::parse("s.yaml", "replies:\n  a: [hi]\n  router: ['{\"workflow_complete\": true}']\n").unwrap();
         let crew = |strategy: &str| {
-            let loaded = crewgraph_engine::load_str("c.yaml", &format!("name: c\nentry_point: a\nrouting: {{ strategy: {strategy} }}\nagents: [{{ id: a }}, {{ id: b }}]\n"));
+            let loaded = crewgraph_engine::load_str(
+                "c.yaml",
+                &format!("name: c\nentry_point: a\nrouting: {{ strategy: {strategy} }}\nagents: [{{ id: a }}, {{ id: b }}]\n"),
+            );
             loaded.crew.unwrap()
         };
         assert!(script.check(&crew("llm")).is_ok());

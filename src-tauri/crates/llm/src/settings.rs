@@ -209,7 +209,8 @@ impl ModelSettings {
         }
         let spec = spec.cloned().unwrap_or_default();
         if let Some(provider) = spec.provider.as_deref() {
-            let provider = Provider::parse(provider).ok_or_else(|| format!("unknown provider '{provider}' (known: openai, anthropic, local)"))?;
+            let provider =
+                Provider::parse(provider).ok_or_else(|| format!("unknown provider '{provider}' (known: openai, anthropic, local)"))?;
             let mut config = ModelConfig::new(provider, name);
             config.base_url = spec.provider_url.clone();
             return Ok(Resolved::Remote(spec.to_string(), Box::new(config)));
@@ -235,7 +236,9 @@ impl ModelSettings {
                 .ok_or_else(|| format!("the default model '{name}' is not configured")),
             None => match self.models.len() {
                 0 => Ok(Resolved::Local),
-                1 => Ok(self.models.iter().next().map(|(n, c)| Resolved::Remote(n.clone(), Box::new(c.clone()))).unwrap_or(Resolved::Local)),
+                1 => {
+                    Ok(self.models.iter().next().map(|(n, c)| Resolved::Remote(n.clone(), Box::new(c.clone()))).unwrap_or(Resolved::Local))
+                }
                 _ => {
                     if let Some(config) = self.models.get("default") {
                         return Ok(Resolved::Remote("default".to_owned(), Box::new(config.clone())));
@@ -310,7 +313,11 @@ mod tests {
         let empty = ModelSettings::default();
         assert_eq!(empty.resolve(None), Ok(Resolved::Local));
         assert_eq!(empty.resolve(Some(&ModelSpec::named("fast"))), Ok(Resolved::Local));
-        let go = ModelSpec { model: Some("default".into()), provider: Some("openai".into()), provider_url: Some("http://localhost:11434/v1".into()) };
+        let go = ModelSpec {
+            model: Some("default".into()),
+            provider: Some("openai".into()),
+            provider_url: Some("http://localhost:11434/v1".into()),
+        };
         assert_eq!(empty.resolve(Some(&go)), Ok(Resolved::Local));
     }
 
@@ -319,11 +326,17 @@ mod tests {
         let settings = settings();
         assert!(matches!(settings.resolve(None), Ok(Resolved::Remote(n, _)) if n == "smart"));
         assert!(matches!(settings.resolve(Some(&ModelSpec::named("default"))), Ok(Resolved::Remote(n, _)) if n == "smart"));
-        assert!(matches!(settings.resolve(Some(&ModelSpec::named("fast"))), Ok(Resolved::Remote(n, c)) if n == "fast" && c.model == "gpt-4o-mini"));
+        assert!(
+            matches!(settings.resolve(Some(&ModelSpec::named("fast"))), Ok(Resolved::Remote(n, c)) if n == "fast" && c.model == "gpt-4o-mini")
+        );
         assert_eq!(settings.resolve(Some(&ModelSpec::named("local"))), Ok(Resolved::Local));
         let Ok(Resolved::Remote(_, config)) = settings.resolve(Some(&ModelSpec::named("openai/gpt-4.1"))) else { panic!() };
         assert_eq!((config.provider, config.model.as_str(), config.base_url()), (Provider::Openai, "gpt-4.1", "https://api.openai.com/v1"));
-        let go = ModelSpec { model: Some("llama3".into()), provider: Some("openai".into()), provider_url: Some("http://localhost:11434/v1".into()) };
+        let go = ModelSpec {
+            model: Some("llama3".into()),
+            provider: Some("openai".into()),
+            provider_url: Some("http://localhost:11434/v1".into()),
+        };
         let Ok(Resolved::Remote(name, config)) = settings.resolve(Some(&go)) else { panic!() };
         assert_eq!((name.as_str(), config.base_url()), ("openai/llama3 at http://localhost:11434/v1", "http://localhost:11434/v1"));
     }
@@ -357,4 +370,3 @@ mod tests {
         assert_eq!(config.check(), Ok(()));
     }
 }
-

@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
 use crewgraph_engine::ids::{AgentId, RunId};
 use crewgraph_engine::run::{EventKind, Message, RunEvent, RunRecord, RunSnapshot, RunStore, StepRecord, Timestamp};
 use crewgraph_store::SqliteStore;
+use criterion::{criterion_group, criterion_main, Criterion};
 use tokio::runtime::Runtime;
 
 const REPLY: usize = 240;
@@ -71,7 +71,12 @@ impl Run {
         let kinds = vec![
             EventKind::AgentStarted { agent: from.clone(), step: self.snapshot.steps + 1 },
             EventKind::AgentResponse { agent: from.clone(), content: reply.clone(), usage: None },
-            EventKind::Handoff { from: from.clone(), to: to.to_string(), reason: "signal [NEXT] (exact)".into(), handoff_count: self.snapshot.handoffs + 1 },
+            EventKind::Handoff {
+                from: from.clone(),
+                to: to.to_string(),
+                reason: "signal [NEXT] (exact)".into(),
+                handoff_count: self.snapshot.handoffs + 1,
+            },
         ];
         let mut step = self.step(kinds, Message::agent(&from, reply));
         step.snapshot.current_agent = to;

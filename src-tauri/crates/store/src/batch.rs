@@ -125,12 +125,7 @@ pub(crate) fn run<T>(conn: &Connection, now: Timestamp, work: &Work<T>, doing: &
 /// it. Returns how many transactions it took (more than one when a failure sent the
 /// requests to run alone) and each request with the answer it is owed, not yet
 /// given, so the writer can count the work before any caller hears of it.
-pub(crate) fn write(
-    conn: &Connection,
-    mut batch: Vec<Box<dyn Request>>,
-    now: Timestamp,
-    path: &Path,
-) -> (u64, Vec<Owed>) {
+pub(crate) fn write(conn: &Connection, mut batch: Vec<Box<dyn Request>>, now: Timestamp, path: &Path) -> (u64, Vec<Owed>) {
     // SQLite may also end the transaction itself after an error (a full disk).
     let whole = batch.iter_mut().all(|request| request.apply(conn, now) != Applied::Failed && !conn.is_autocommit());
     if whole {

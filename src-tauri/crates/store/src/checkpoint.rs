@@ -159,9 +159,8 @@ unsafe extern "C" fn on_commit(signal: *mut c_void, db: *mut ffi::sqlite3, name:
         // SAFETY: the arguments SQLite passed to the hook, as its own automatic
         // checkpoint uses them. Busy (the checkpointer is at it) or failed, it
         // leaves the WAL as it is and the next commit tries again.
-        let done = unsafe {
-            ffi::sqlite3_wal_checkpoint_v2(db, name, ffi::SQLITE_CHECKPOINT_PASSIVE, std::ptr::null_mut(), std::ptr::null_mut())
-        };
+        let done =
+            unsafe { ffi::sqlite3_wal_checkpoint_v2(db, name, ffi::SQLITE_CHECKPOINT_PASSIVE, std::ptr::null_mut(), std::ptr::null_mut()) };
         if done == ffi::SQLITE_OK {
             signal.inline.fetch_add(1, Ordering::Relaxed);
             signal.checked.store(frames, Ordering::Relaxed);

@@ -39,11 +39,9 @@ const STATEMENT_CACHE: usize = 64;
 pub(crate) fn open_writer(path: &Path, options: &StoreOptions) -> Result<Connection, StoreError> {
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(folder).map_err(|err| match folder.ancestors().find(|a| a.is_file()) {
-            Some(file) => StoreError::Io(format!(
-                "cannot keep the database {} there: {} is a file, not a folder",
-                path.display(),
-                file.display()
-            )),
+            Some(file) => {
+                StoreError::Io(format!("cannot keep the database {} there: {} is a file, not a folder", path.display(), file.display()))
+            }
             None => StoreError::Io(format!("cannot create the folder {} for the database {}: {err}", folder.display(), path.display())),
         })?;
     }
@@ -63,15 +61,12 @@ pub(crate) fn open_writer(path: &Path, options: &StoreOptions) -> Result<Connect
             path.display()
         )));
     }
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(|err| sqlite_error(err, "configure the database", path))?;
+    conn.pragma_update(None, "synchronous", "NORMAL").map_err(|err| sqlite_error(err, "configure the database", path))?;
     // Many runs at once touch a page or three each per table: a larger page cache
     // keeps their pages at hand (32 MiB at most, only once that many are in use).
-    conn.pragma_update(None, "cache_size", -32 * 1024)
-        .map_err(|err| sqlite_error(err, "configure the database", path))?;
+    conn.pragma_update(None, "cache_size", -32 * 1024).map_err(|err| sqlite_error(err, "configure the database", path))?;
     // After a burst the write-ahead log shrinks back to this size at its next checkpoint.
-    conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024)
-        .map_err(|err| sqlite_error(err, "configure the database", path))?;
+    conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024).map_err(|err| sqlite_error(err, "configure the database", path))?;
     // Migrations take the write lock at once, so two programs opening a new file
     // wait for each other instead of both creating the tables.
     conn.set_transaction_behavior(TransactionBehavior::Immediate);
@@ -84,8 +79,7 @@ pub(crate) fn open_reader(path: &Path, options: &StoreOptions) -> Result<Connect
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|err| sqlite_error(err, "open the database for reading", path))?;
     configure(&conn, options).map_err(|fault| fault.describe("open the database for reading", path))?;
-    conn.pragma_update(None, "query_only", true)
-        .map_err(|err| sqlite_error(err, "open the database for reading", path))?;
+    conn.pragma_update(None, "query_only", true).map_err(|err| sqlite_error(err, "open the database for reading", path))?;
     Ok(conn)
 }
 

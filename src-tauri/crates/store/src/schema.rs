@@ -58,9 +58,7 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), Fault> {
         rusqlite_migration::Error::MigrationDefinition(rusqlite_migration::MigrationDefinitionError::DatabaseTooFarAhead) => {
             Err(Fault::Unreadable("it was written by a newer version of Crewgraph; update Crewgraph to open it".into()))
         }
-        rusqlite_migration::Error::InvalidUserVersion => {
-            Err(Fault::Unreadable("its schema version was changed by another program".into()))
-        }
+        rusqlite_migration::Error::InvalidUserVersion => Err(Fault::Unreadable("its schema version was changed by another program".into())),
         other => Err(Fault::Unreadable(format!("its tables cannot be brought up to date: {other}"))),
     }
 }
@@ -89,8 +87,10 @@ mod tests {
     #[test]
     fn a_file_of_the_development_layout_is_refused_by_name() {
         let mut conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(&format!("{MARK} CREATE TABLE events (run INTEGER); CREATE TABLE history (run INTEGER); PRAGMA user_version = 9;"))
-            .unwrap();
+        conn.execute_batch(&format!(
+            "{MARK} CREATE TABLE events (run INTEGER); CREATE TABLE history (run INTEGER); PRAGMA user_version = 9;"
+        ))
+        .unwrap();
         match migrate(&mut conn) {
             Err(Fault::Unreadable(message)) => assert!(message.contains("development build"), "{message}"),
             other => panic!("expected Unreadable, got {other:?}"),

@@ -135,10 +135,8 @@ impl Writer {
             busy_timeout,
         });
         let thread_shared = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("crewgraph-store-writer".into())
-            .spawn(move || run(&thread_shared))
-            .map_err(|err| {
+        let thread =
+            std::thread::Builder::new().name("crewgraph-store-writer".into()).spawn(move || run(&thread_shared)).map_err(|err| {
                 checkpointer.unhook(&shared.conn());
                 StoreError::Io(format!("cannot start the writer for the database {}: {err}", path.display()))
             })?;

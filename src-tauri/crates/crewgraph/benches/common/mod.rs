@@ -27,11 +27,21 @@ pub fn script(handoffs: usize, reply_bytes: usize, delay_ms: u64) -> Script {
     let entry = |text: String| format!("    - {{ content: {}, delay_ms: {delay_ms} }}\n", serde_json::to_string(&text).expect("json"));
     let (mut a, mut b) = (String::new(), String::new());
     for turn in 0..handoffs {
-        if turn % 2 == 0 { a.push_str(&entry(reply("[NEXT]"))) } else { b.push_str(&entry(reply("[NEXT]"))) }
+        if turn % 2 == 0 {
+            a.push_str(&entry(reply("[NEXT]")))
+        } else {
+            b.push_str(&entry(reply("[NEXT]")))
+        }
     }
     let last = entry(reply("[DONE]"));
-    if handoffs.is_multiple_of(2) { a.push_str(&last) } else { b.push_str(&last.replace("[DONE]", "[NEXT]")); a.push_str(&entry(reply("[DONE]"))) }
-    Script::parse("bench.yaml", &format!("replies:\n  a:\n{a}  b:\n{}", if b.is_empty() { "    []\n".into() } else { b })).expect("bench script")
+    if handoffs.is_multiple_of(2) {
+        a.push_str(&last)
+    } else {
+        b.push_str(&last.replace("[DONE]", "[NEXT]"));
+        a.push_str(&entry(reply("[DONE]")))
+    }
+    Script::parse("bench.yaml", &format!("replies:\n  a:\n{a}  b:\n{}", if b.is_empty() { "    []\n".into() } else { b }))
+        .expect("bench script")
 }
 
 /// Run wiring with the system clock, random ids and no live sink.

@@ -149,12 +149,16 @@ impl Api {
             let (own, crew_errors): (Vec<_>, Vec<_>) =
                 errors.into_iter().partition(|d| d.location.as_ref().is_some_and(|l| l.file == name));
             return Err(if own.is_empty() {
-                ApiError::new(ApiErrorCode::InvalidCrew, format!("the crew has errors; fix them first:\n{}", lines(crew_errors.into_iter())))
+                ApiError::new(
+                    ApiErrorCode::InvalidCrew,
+                    format!("the crew has errors; fix them first:\n{}", lines(crew_errors.into_iter())),
+                )
             } else {
                 invalid(lines(own.into_iter()))
             });
         }
-        let agent = merged.crew.as_ref().and_then(|c| c.agent(&id)).cloned().ok_or_else(|| invalid(format!("{name}: the agent did not load")))?;
+        let agent =
+            merged.crew.as_ref().and_then(|c| c.agent(&id)).cloned().ok_or_else(|| invalid(format!("{name}: the agent did not load")))?;
         let body = serde_json::to_value(Stored { yaml: yaml.to_owned() }).map_err(|e| ApiError::new(ApiErrorCode::Store, e.to_string()))?;
         store.put_runtime_agent(&crew_key(path), &agent.id, &body).await?;
         Ok(RuntimeAgentView { id: agent.id.to_string(), name: agent.name, description: agent.description, tags: agent.tags })
@@ -170,7 +174,12 @@ impl Api {
             .agents
             .iter()
             .filter(|a| a.runtime)
-            .map(|a| RuntimeAgentView { id: a.id.to_string(), name: a.name.clone(), description: a.description.clone(), tags: a.tags.clone() })
+            .map(|a| RuntimeAgentView {
+                id: a.id.to_string(),
+                name: a.name.clone(),
+                description: a.description.clone(),
+                tags: a.tags.clone(),
+            })
             .collect())
     }
 

@@ -76,18 +76,12 @@ pub(super) fn open(path: &Path) -> CrewDocument {
 
 pub(super) fn document(path: &Path, loaded: &Loaded) -> CrewDocument {
     let graph = loaded.crew.as_ref().map(|crew| CrewGraph::build(crew).view(crew)).unwrap_or_default();
-    let problems = loaded
-        .diagnostics
-        .iter()
-        .map(|d| ProblemView { targets: graph.targets_of(&d.subject), diagnostic: d.clone() })
-        .collect();
+    let problems =
+        loaded.diagnostics.iter().map(|d| ProblemView { targets: graph.targets_of(&d.subject), diagnostic: d.clone() }).collect();
     let crew: Option<&Crew> = loaded.crew.as_ref();
     CrewDocument {
         path: path.display().to_string(),
-        name: crew.map_or_else(
-            || path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
-            |c| c.name.clone(),
-        ),
+        name: crew.map_or_else(|| path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), |c| c.name.clone()),
         description: crew.map(|c| c.description.clone()).unwrap_or_default(),
         valid: loaded.is_valid(),
         parsed: crew.is_some(),

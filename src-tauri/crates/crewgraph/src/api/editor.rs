@@ -203,11 +203,7 @@ impl Api {
 
     /// The crews opened or saved lately, newest first.
     pub async fn recent_crews(&self) -> Vec<RecentCrew> {
-        self.recent_paths()
-            .await
-            .into_iter()
-            .map(|path| RecentCrew { exists: Path::new(&path).exists(), path })
-            .collect()
+        self.recent_paths().await.into_iter().map(|path| RecentCrew { exists: Path::new(&path).exists(), path }).collect()
     }
 
     fn check_disk(&self, path: &Path, save: &SaveCrew) -> Result<(), ApiError> {
@@ -237,16 +233,12 @@ impl Api {
             many => many.iter().map(|(name, text)| format!("# {name}\n{text}")).collect::<Vec<_>>().join("\n"),
         };
         let name = loaded.crew.as_ref().map(|c| c.name.clone()).unwrap_or_default();
-        let revision = NewCrewRevision {
-            path: crew_key(path),
-            name,
-            yaml,
-            fingerprint: disk.to_owned(),
-            saved_at: self.clock.now(),
-        };
-        store.save_crew_revision(&revision).await.map(Some).map_err(|e| {
-            ApiError::new(ApiErrorCode::Store, format!("the crew was saved, but its revision could not be kept: {e}"))
-        })
+        let revision = NewCrewRevision { path: crew_key(path), name, yaml, fingerprint: disk.to_owned(), saved_at: self.clock.now() };
+        store
+            .save_crew_revision(&revision)
+            .await
+            .map(Some)
+            .map_err(|e| ApiError::new(ApiErrorCode::Store, format!("the crew was saved, but its revision could not be kept: {e}")))
     }
 
     async fn positions(&self, path: &Path) -> BTreeMap<String, Position> {
@@ -341,10 +333,7 @@ pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ApiError> 
 /// once the new `crew.yaml` no longer names them.
 fn write_directory(dir: &Path, files: &[(String, String)]) -> Result<(), ApiError> {
     if dir.is_file() {
-        return Err(ApiError::new(
-            ApiErrorCode::InvalidInput,
-            format!("'{}' is a file: a crew directory needs a folder", dir.display()),
-        ));
+        return Err(ApiError::new(ApiErrorCode::InvalidInput, format!("'{}' is a file: a crew directory needs a folder", dir.display())));
     }
     let io = |e: std::io::Error| ApiError::new(ApiErrorCode::Io, format!("cannot save '{}': {e}", dir.display()));
     let before = listed_agents(dir);

@@ -30,7 +30,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use crewgraph_engine::crew::Gatekeeper;
-use crewgraph_engine::routing::decider::{parse, CatalogEntry, DecideError, Decision, DecisionContext, Rejected, RouteDecider, WorkflowStep};
+use crewgraph_engine::routing::decider::{
+    parse, CatalogEntry, DecideError, Decision, DecisionContext, Rejected, RouteDecider, WorkflowStep,
+};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::keys::{self, Secret};
 use serde::Serialize;
@@ -257,9 +259,9 @@ impl RouteDecider for GatekeeperClient {
 
 /// The token named `name`: the keyring or `CREWGRAPH_<NAME>_API_KEY`, else `$name`.
 fn find_token(name: &str) -> Option<Secret> {
-    keys::find(name).map(|(secret, _)| secret).or_else(|| {
-        std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).map(Secret::new)
-    })
+    keys::find(name)
+        .map(|(secret, _)| secret)
+        .or_else(|| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).map(Secret::new))
 }
 
 /// A duration as people write it (`10s`, `1500ms`).

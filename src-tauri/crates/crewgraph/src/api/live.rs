@@ -172,7 +172,9 @@ impl LiveRuns {
         });
         *lock(&slot.task) = Some(task);
         let _ = go.send(());
-        under_way.await.unwrap_or_else(|_| Err(ApiError::new(ApiErrorCode::Conflict, "the run stopped before it began (the server is shutting down)")))
+        under_way
+            .await
+            .unwrap_or_else(|_| Err(ApiError::new(ApiErrorCode::Conflict, "the run stopped before it began (the server is shutting down)")))
     }
 
     /// Stops every leg where it stands (see the module's documentation) and waits
@@ -280,9 +282,7 @@ impl Api {
         }
         let (api, path, input, sink) = (self.clone(), path.to_path_buf(), input.to_owned(), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
-        self.live
-            .spawn(slot, async move { api.start_run(&path, &input, &options, sink, &cancel).await })
-            .await
+        self.live.spawn(slot, async move { api.start_run(&path, &input, &options, sink, &cancel).await }).await
     }
 
     /// Resumes run `id` in the background (see [`Api::resume_run`]); answers once it
@@ -295,9 +295,7 @@ impl Api {
         }
         let (api, id, input, sink) = (self.clone(), id.clone(), input.map(str::to_owned), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
-        self.live
-            .spawn(slot, async move { api.resume_run(&id, input.as_deref(), &options, sink, &cancel).await })
-            .await
+        self.live.spawn(slot, async move { api.resume_run(&id, input.as_deref(), &options, sink, &cancel).await }).await
     }
 
     /// Cancels run `id`, going on in this host: it ends `cancelled` at once (its

@@ -147,7 +147,7 @@ impl Api {
 
 /// Checks one bracket signal against a reply (DESIGN.md §3 levels).
 pub fn match_signal(signal: &str, content: &str) -> Result<MatchResult, ApiError> {
-    let level = crewgraph_engine::signal::match_signal(signal, content)
-        .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+    let level =
+        crewgraph_engine::signal::match_signal(signal, content).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
     Ok(MatchResult { matched: level != crewgraph_engine::signal::MatchLevel::None, level })
 }

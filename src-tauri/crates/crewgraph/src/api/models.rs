@@ -187,7 +187,10 @@ impl Api {
         if name != "local" && !settings.models.contains_key(name) {
             return Err(ApiError::new(
                 ApiErrorCode::NotFound,
-                format!("no model named '{name}' is configured (configured: local{})", settings.models.keys().map(|k| format!(", {k}")).collect::<String>()),
+                format!(
+                    "no model named '{name}' is configured (configured: local{})",
+                    settings.models.keys().map(|k| format!(", {k}")).collect::<String>()
+                ),
             ));
         }
         settings.default = Some(name.to_owned());
@@ -197,16 +200,14 @@ impl Api {
     /// Adds (or replaces) the model `name` as a window or a client describes it.
     pub async fn put_model(&self, name: &str, request: ModelRequest) -> Result<(), ApiError> {
         let provider = Provider::parse(&request.provider).ok_or_else(|| {
-            ApiError::new(
-                ApiErrorCode::InvalidInput,
-                format!("unknown provider '{}' (known: openai, anthropic, local)", request.provider),
-            )
+            ApiError::new(ApiErrorCode::InvalidInput, format!("unknown provider '{}' (known: openai, anthropic, local)", request.provider))
         })?;
         let mut config = ModelConfig::new(provider, request.model.unwrap_or_default());
         config.base_url = request.base_url.filter(|url| !url.trim().is_empty());
         config.key = request.key_name.filter(|key| !key.trim().is_empty());
         config.max_tokens = request.max_tokens;
-        config.price = Price::from_parts(request.input_price, request.output_price).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
+        config.price =
+            Price::from_parts(request.input_price, request.output_price).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
         self.add_model(name, config, request.default.unwrap_or(false)).await
     }
 

@@ -60,9 +60,8 @@ impl Api {
 
     /// Reads the recording in the file at `path`.
     pub fn import_recording(&self, path: &Path) -> Result<Recording, ApiError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ApiError::new(ApiErrorCode::InvalidInput, format!("cannot read the recording '{}': {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, format!("cannot read the recording '{}': {e}", path.display())))?;
         read_recording(&path.display().to_string(), &text)
     }
 }
@@ -120,7 +119,11 @@ fn check_events(recording: &Recording) -> Result<(), String> {
             return Err(format!("mixes runs: event {} belongs to '{}', the recording is of '{}'", i + 1, event.run_id, recording.run.id));
         }
         if event.seq != i as u64 {
-            return Err(format!("misses events: event {} has seq {}, expected {i} (the file was edited or joined from pieces)", i + 1, event.seq));
+            return Err(format!(
+                "misses events: event {} has seq {}, expected {i} (the file was edited or joined from pieces)",
+                i + 1,
+                event.seq
+            ));
         }
     }
     Ok(())

@@ -6,13 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
-use crewgraph_engine::run::{
-    resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary,
-    StoreError, StoredRun,
-};
 use crewgraph_engine::crew::Strategy;
+use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::routing::decider::RouteDecider;
+use crewgraph_engine::run::{
+    resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
+};
 use crewgraph_engine::{AgentId, Crew, RunId};
 use crewgraph_llm::{RepliesUsed, TypedReplies};
 use sha2::{Digest, Sha256};
@@ -131,10 +130,7 @@ fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, Cre
         (true, Some(crew)) => Ok((crew, source)),
         _ => {
             let errors: Vec<String> = loaded.diagnostics.iter().filter(|d| d.is_error()).map(ToString::to_string).collect();
-            Err(ApiError::new(
-                ApiErrorCode::InvalidCrew,
-                format!("the crew has errors and cannot run:\n{}", errors.join("\n")),
-            ))
+            Err(ApiError::new(ApiErrorCode::InvalidCrew, format!("the crew has errors and cannot run:\n{}", errors.join("\n"))))
         }
     }
 }
@@ -194,9 +190,11 @@ impl Api {
                 format!("run '{id}' is paused, waiting for your answer: resume it with one (--input TEXT)"),
             ));
         }
-        let path = stored.record.crew_path.clone().ok_or_else(|| {
-            ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran"))
-        })?;
+        let path = stored
+            .record
+            .crew_path
+            .clone()
+            .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
         let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
         let mut options = options.clone();
         if options.script.is_some() {

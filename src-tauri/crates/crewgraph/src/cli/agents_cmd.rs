@@ -9,8 +9,8 @@ use crewgraph::api::Api;
 use crewgraph_engine::crew::Strategy;
 
 use super::store::{open_api, open_existing};
-use super::{block_on, fail};
 use super::terminal::{say, tell};
+use super::{block_on, fail};
 
 /// Prints `{"chosen", "candidates", "tokens"}` for `query` on the crew at `crew`.
 pub fn route(crew: &Path, query: &str, requested: Option<&str>, db: Option<&Path>) -> ExitCode {

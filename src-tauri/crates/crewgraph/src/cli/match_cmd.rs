@@ -4,11 +4,11 @@
 use std::io::Read;
 use std::process::ExitCode;
 
+use super::terminal::{say, tell};
 use anyhow::Context;
 use crewgraph::api::{match_signal, MatchResult};
 use crewgraph_engine::signal::MatchLevel;
 use serde::Deserialize;
-use super::terminal::{say, tell};
 
 pub fn run_one(signal: &str, content: &str) -> ExitCode {
     match match_signal(signal, content) {
@@ -39,8 +39,8 @@ struct Case {
 pub fn run_json(mut input: impl Read) -> anyhow::Result<ExitCode> {
     let mut text = String::new();
     input.read_to_string(&mut text).context("cannot read the cases from stdin")?;
-    let cases: Vec<Case> = serde_json::from_str(&text)
-        .context("stdin must be a JSON list of {\"signal\": ..., \"content\": ...} objects")?;
+    let cases: Vec<Case> =
+        serde_json::from_str(&text).context("stdin must be a JSON list of {\"signal\": ..., \"content\": ...} objects")?;
     let answers: Vec<serde_json::Value> = cases
         .iter()
         .enumerate()

@@ -327,9 +327,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate { files } => Ok(validate::run(&files)),
         Command::Match { json: true, .. } => match_cmd::run_json(std::io::stdin().lock()),
-        Command::Match { signal, content, .. } => {
-            Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default()))
-        }
+        Command::Match { signal, content, .. } => Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default())),
         Command::Run { file, input, agent, run } => Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, ..run.into_args() })),
         Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),

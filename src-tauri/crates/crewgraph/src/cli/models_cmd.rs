@@ -12,8 +12,8 @@ use crewgraph_llm::keys::{self, Secret};
 use crewgraph_llm::settings::{ModelConfig, Price, Provider};
 
 use super::store::open_api;
-use super::{block_on, fail};
 use super::terminal::say;
+use super::{block_on, fail};
 
 /// What `models add` is given.
 pub struct NewModel {

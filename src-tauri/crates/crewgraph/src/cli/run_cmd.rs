@@ -12,8 +12,8 @@ use crewgraph_engine::RunId;
 use tokio_util::sync::CancellationToken;
 
 use super::store::open_api;
-use super::transcript::Printer;
 use super::terminal::tell;
+use super::transcript::Printer;
 
 /// What `run` and `resume` share.
 pub struct RunArgs {
@@ -61,7 +61,8 @@ where
         }
     };
     let printer = Arc::new(Printer::new(args.json));
-    let options = RunOptions { script: args.script.map(ScriptSource::File), model: args.model, requested_agent: args.agent, ..RunOptions::default() };
+    let options =
+        RunOptions { script: args.script.map(ScriptSource::File), model: args.model, requested_agent: args.agent, ..RunOptions::default() };
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
         listen_for_ctrl_c(cancel.clone());

@@ -8,8 +8,8 @@ use crewgraph_engine::RunId;
 
 use super::block_on;
 use super::store::open_existing;
-use super::transcript::Printer;
 use super::terminal::{say, tell};
+use super::transcript::Printer;
 
 pub fn list(db: Option<&Path>, json: bool) -> ExitCode {
     // No database yet means no runs yet.

@@ -81,7 +81,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
             "crewgraph serve: crews in {}, database {}, {}",
             crews.display(),
             path.display(),
-            ui.map_or_else(|| "no web UI (build it with 'make build', or give it with --ui DIR)".to_owned(), |u| format!("web UI from {}", u.display()))
+            ui.map_or_else(
+                || "no web UI (build it with 'make build', or give it with --ui DIR)".to_owned(),
+                |u| format!("web UI from {}", u.display())
+            )
         );
         say!("crewgraph serve: listening on http://{}", server.local_addr());
         let _ = std::io::stdout().flush();
@@ -95,11 +98,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(stopped) => {
             if !stopped.interrupted.is_empty() {
                 let ids: Vec<String> = stopped.interrupted.iter().map(ToString::to_string).collect();
-                tell!(
-                    "crewgraph serve: stopped {} run(s), resumable from their last stored step: {}",
-                    ids.len(),
-                    ids.join(", ")
-                );
+                tell!("crewgraph serve: stopped {} run(s), resumable from their last stored step: {}", ids.len(), ids.join(", "));
             }
             if !stopped.drained {
                 tell!("crewgraph serve: some requests were still open when it stopped");

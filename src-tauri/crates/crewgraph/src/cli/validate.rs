@@ -6,9 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::terminal::{safe, tell};
 use crewgraph_engine::diagnostic::{Diagnostic, Location};
 use crewgraph_engine::load::load_path;
-use super::terminal::{safe, tell};
 
 pub fn run(files: &[PathBuf]) -> ExitCode {
     let mut failed = false;

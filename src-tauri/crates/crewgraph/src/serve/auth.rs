@@ -5,9 +5,9 @@
 
 use axum::extract::{Request, State};
 use axum::http::header;
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::http::StatusCode;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 

@@ -85,11 +85,8 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
     let response = next.run(request).await;
     let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+    let is_json =
+        response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("application/json"));
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
@@ -103,12 +100,8 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
             let allowed = parts.headers.get(header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
             format!("{path} does not take {method} (it takes: {allowed})")
         }
-        StatusCode::PAYLOAD_TOO_LARGE => {
-            "the request body is larger than this server takes (see docs/serve.md, limits)".to_owned()
-        }
-        StatusCode::REQUEST_TIMEOUT => {
-            "the request was not complete in time; it is cut off (see docs/serve.md, limits)".to_owned()
-        }
+        StatusCode::PAYLOAD_TOO_LARGE => "the request body is larger than this server takes (see docs/serve.md, limits)".to_owned(),
+        StatusCode::REQUEST_TIMEOUT => "the request was not complete in time; it is cut off (see docs/serve.md, limits)".to_owned(),
         StatusCode::NOT_FOUND if words.is_empty() => format!("there is nothing at {path}"),
         _ if words.is_empty() => status.canonical_reason().unwrap_or("failed").to_lowercase(),
         _ => words,

@@ -152,13 +152,10 @@ impl Server {
     /// Checks the setup and binds the address. The crews folder is `api`'s.
     pub async fn bind(api: Api, config: ServeConfig) -> Result<Server, ServeError> {
         check_exposure(config.addr, config.token.as_deref())?;
-        let crews = CrewsRoot::new(api.crews_dir()).map_err(|e| ServeError::CrewsFolder {
-            path: api.crews_dir().display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let listener = tokio::net::TcpListener::bind(config.addr)
-            .await
-            .map_err(|e| ServeError::Bind { addr: config.addr, reason: e.to_string() })?;
+        let crews = CrewsRoot::new(api.crews_dir())
+            .map_err(|e| ServeError::CrewsFolder { path: api.crews_dir().display().to_string(), reason: e.to_string() })?;
+        let listener =
+            tokio::net::TcpListener::bind(config.addr).await.map_err(|e| ServeError::Bind { addr: config.addr, reason: e.to_string() })?;
         let token = config.token.as_deref().map(auth::Token::new);
         let limits = routes::Limits { body: config.body_limit, request_time: config.request_timeout };
         let app = routes::app(api.clone(), crews, token, config.ui_dir.as_deref(), limits);

@@ -77,9 +77,8 @@ pub fn add_common_answers(document: &mut utoipa::openapi::OpenApi, public: &[&st
         let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
         for operation in operations.into_iter().flatten() {
             let answers = &mut operation.responses.responses;
-            let takes_input = path.contains('{')
-                || operation.parameters.as_ref().is_some_and(|p| !p.is_empty())
-                || operation.request_body.is_some();
+            let takes_input =
+                path.contains('{') || operation.parameters.as_ref().is_some_and(|p| !p.is_empty()) || operation.request_body.is_some();
             if takes_input && !answers.contains_key("400") {
                 answers.insert("400".into(), error("A malformed request: a name, query or body this operation cannot read"));
             }

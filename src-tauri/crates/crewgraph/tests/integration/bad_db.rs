@@ -169,10 +169,7 @@ fn a_database_path_under_a_regular_file_is_a_clear_error() {
     let file = sandbox.write("notes.txt", "not a folder");
     let db = file.join("crewgraph.db");
     let db = db.to_str().unwrap();
-    for args in [
-        vec!["runs", "--db", db],
-        vec!["run", &example("exam.yaml"), "--input", "Go", "--script", &exam_script(), "--db", db],
-    ] {
+    for args in [vec!["runs", "--db", db], vec!["run", &example("exam.yaml"), "--input", "Go", "--script", &exam_script(), "--db", db]] {
         let run = crate::e2e::cg_in(sandbox.dir.path(), &args);
         assert_refused(&run, &[db, "notes.txt", "is a file, not a folder"]);
     }

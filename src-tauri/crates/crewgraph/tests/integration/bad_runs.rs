@@ -124,7 +124,8 @@ fn a_crew_file_with_errors_does_not_run_and_says_every_error_where_validate_does
             assert!(run.stderr.contains(error), "{fixture}: run says {error:?}: {}", run.stderr);
         }
     }
-    let run = sandbox.cg(&["run", sandbox.path("missing.yaml").to_str().unwrap(), "--input", "Go", "--script", any_script.to_str().unwrap()]);
+    let run =
+        sandbox.cg(&["run", sandbox.path("missing.yaml").to_str().unwrap(), "--input", "Go", "--script", any_script.to_str().unwrap()]);
     assert_refused(&run, &["missing.yaml", "cannot open"]);
     assert!(sandbox.runs().is_empty());
 }
@@ -192,7 +193,10 @@ fn a_crew_broken_or_missing_its_agent_since_the_pause_is_refused_and_the_run_sta
     assert_refused(&resume(&sandbox), &["crew.yaml", "cannot open"]);
 
     // The paused agent renamed away: the run cannot go on where it stopped.
-    let renamed = ASK_CREW.replace("entry_point: asker", "entry_point: greeter").replace("id: asker", "id: greeter").replace("    asker:", "    greeter:");
+    let renamed = ASK_CREW
+        .replace("entry_point: asker", "entry_point: greeter")
+        .replace("id: asker", "id: greeter")
+        .replace("    asker:", "    greeter:");
     std::fs::write(&crew, renamed).unwrap();
     let finisher_only = sandbox.write("finisher.yaml", &script(&[("finisher", vec![now("Blue, done.")])]));
     let run = sandbox.cg(&["resume", &id, "--input", "Blue", "--script", finisher_only.to_str().unwrap()]);
@@ -295,10 +299,8 @@ fn two_resumes_of_one_paused_run_at_the_same_moment_one_wins_the_other_is_told()
     for round in 0..4 {
         let sandbox = Sandbox::new();
         let (_, id) = paused_run(&sandbox);
-        let answer = sandbox.write(
-            "answer.yaml",
-            &script(&[("asker", vec![slow("Blue it is. [NEXT]", 300)]), ("finisher", vec![now("Blue, done.")])]),
-        );
+        let answer = sandbox
+            .write("answer.yaml", &script(&[("asker", vec![slow("Blue it is. [NEXT]", 300)]), ("finisher", vec![now("Blue, done.")])]));
         let stored = sandbox.replay(&id);
         let args = ["resume", id.as_str(), "--input", "Blue", "--script", answer.to_str().unwrap(), "--json"];
         let mut first = sandbox.spawn(&args);

@@ -10,7 +10,6 @@ use crewgraph_store::SqliteStore;
 
 use crate::support::{block_on, repo_root, scripted};
 
-
 async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
     let batches = Arc::new(Mutex::new(Vec::new()));
     let sink = batches.clone();
@@ -68,7 +67,10 @@ fn resuming_in_the_window_goes_on_with_the_replies_the_run_has_not_used() {
         let script = fixtures.join("interview-script.yaml").display().to_string();
         let id = api.spawn_run(&fixtures.join("interview.yaml"), "Interview me", scripted(&script)).await.unwrap();
         let first = collect(&api, &id, None).await;
-        assert!(first.iter().flat_map(|b| &b.events).any(|e| matches!(e.kind, crewgraph_engine::run::EventKind::Paused { .. })), "the host asks first");
+        assert!(
+            first.iter().flat_map(|b| &b.events).any(|e| matches!(e.kind, crewgraph_engine::run::EventKind::Paused { .. })),
+            "the host asks first"
+        );
         let seen = first.iter().flat_map(|b| &b.events).count() as u64;
 
         // The same script again: the host's first reply is not replayed.

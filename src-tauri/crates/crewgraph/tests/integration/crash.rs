@@ -17,9 +17,7 @@
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
 
-use crate::e2e::{
-    assert_contiguous, example, instant, kind, now, parse, remaining, run_id, script, seq, slow, Reply, Sandbox, Spawned,
-};
+use crate::e2e::{assert_contiguous, example, instant, kind, now, parse, remaining, run_id, script, seq, slow, Reply, Sandbox, Spawned};
 
 /// How long an ordinary reply takes while a run is to be killed: long enough that
 /// the kill lands while a step is in flight, short enough to keep the tests quick.

@@ -93,13 +93,8 @@ impl Sandbox {
     /// no row breaks a foreign key.
     pub fn assert_database_is_sound(&self) {
         let conn = rusqlite::Connection::open(self.db()).expect("the database opens");
-        let verdict: Vec<String> = conn
-            .prepare("PRAGMA integrity_check")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let verdict: Vec<String> =
+            conn.prepare("PRAGMA integrity_check").unwrap().query_map([], |row| row.get(0)).unwrap().collect::<Result<_, _>>().unwrap();
         assert_eq!(verdict, ["ok"], "SQLite finds the file intact");
         let broken: i64 = conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0)).unwrap();
         assert_eq!(broken, 0, "no row points at a row that is not there");
@@ -325,11 +320,7 @@ pub fn remaining<A: AsRef<str>>(replies: &[(A, Vec<Reply>)], stored: &[String]) 
         .iter()
         .map(|(agent, replies)| {
             let agent = agent.as_ref();
-            let used = stored
-                .iter()
-                .map(|l| parse(l))
-                .filter(|e| e["type"] == "agent_response" && e["agent"] == agent)
-                .count();
+            let used = stored.iter().map(|l| parse(l)).filter(|e| e["type"] == "agent_response" && e["agent"] == agent).count();
             (agent.to_owned(), replies.iter().skip(used).cloned().collect())
         })
         .collect()

@@ -20,8 +20,6 @@ fn api(dir: &Path) -> (Api, Arc<SqliteStore>) {
     (Api::new(dir).with_sqlite(store.clone()), store)
 }
 
-
-
 fn save_of(opened: &EditableCrew, path: &Path) -> SaveCrew {
     SaveCrew {
         path: path.display().to_string(),
@@ -102,7 +100,8 @@ fn a_go_directory_is_saved_as_a_directory_and_removed_agents_lose_their_files() 
     // Numbers stay numbers for the Go engine.
     assert!(listing.contains("timeout_seconds: 20\n"), "{listing}");
     assert!(saved.document.agents.iter().any(|a| a.id == "timekeeper"));
-    let leftovers: Vec<_> = fs::read_dir(&quiz).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    let leftovers: Vec<_> =
+        fs::read_dir(&quiz).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
     assert!(leftovers.is_empty(), "temporary files left behind");
 }
 
@@ -171,7 +170,11 @@ fn a_failed_save_leaves_the_crew_as_it_was_and_no_temporary_file() {
     let blocked = format!("cannot save over the folder '{}'", quiz.join("agents/judge.yaml").display());
     assert_eq!((error.code, error.message), (ApiErrorCode::InvalidInput, blocked));
     assert_eq!(fs::read_to_string(quiz.join("crew.yaml")).unwrap(), before, "crew.yaml changed although the save failed");
-    let temporary: Vec<_> = fs::read_dir(quiz.join("agents")).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    let temporary: Vec<_> = fs::read_dir(quiz.join("agents"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
     assert!(temporary.is_empty(), "temporary files left behind");
 }
 

@@ -14,9 +14,9 @@ use std::time::Duration;
 use crewgraph::api::{Api, ApiErrorCode, GatekeeperClient, RunOptions, ScriptSource};
 use crewgraph_engine::routing::decider::{DecisionContext, RouteDecider, WorkflowStep};
 use crewgraph_engine::routing::llm::{LlmRouter, ROUTER_AGENT};
+use crewgraph_engine::run::{CollectingSink, MemoryStore, RunEvent, RunOutcome, RunStatus, RunStore, SequentialIds, SteppingClock};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::{Script, ScriptedLlm};
-use crewgraph_engine::run::{CollectingSink, MemoryStore, RunEvent, RunOutcome, RunStatus, RunStore, SequentialIds, SteppingClock};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -124,7 +124,8 @@ impl Gatekeeper {
 
 /// A decision routing to `agent`.
 fn route(agent: &str, instruction: &str, reasoning: &str) -> String {
-    json!({"workflow_complete": false, "next_agent": agent, "next_instruction": instruction, "reasoning": reasoning, "confidence": 0.9}).to_string()
+    json!({"workflow_complete": false, "next_agent": agent, "next_instruction": instruction, "reasoning": reasoning, "confidence": 0.9})
+        .to_string()
 }
 
 /// The decision that completes the workflow.
@@ -210,7 +211,10 @@ async fn gatekeeper_decisions_carry_the_work_through_two_agents_to_completion() 
         ["lead → writer: A draft comes first. (confidence 0.9)", "writer → editor: The draft needs polish. (confidence 0.9)"]
     );
     let chosen: Vec<(String, String)> = decisions(&ran.events).into_iter().map(|(s, c, _)| (s, c)).collect();
-    assert_eq!(chosen, [("gatekeeper".into(), "writer".into()), ("gatekeeper".into(), "editor".into()), ("gatekeeper".into(), "complete".into())]);
+    assert_eq!(
+        chosen,
+        [("gatekeeper".into(), "writer".into()), ("gatekeeper".into(), "editor".into()), ("gatekeeper".into(), "complete".into())]
+    );
 
     let seen = gatekeeper.seen();
     assert_eq!(seen.len(), 3, "one POST per decision");
@@ -219,7 +223,10 @@ async fn gatekeeper_decisions_carry_the_work_through_two_agents_to_completion() 
     assert!(!seen[0].head.to_ascii_lowercase().contains("authorization"), "no token configured, none sent");
     let first = &seen[0].body;
     assert_eq!(first["original_query"], "A polished three-line note on bees");
-    assert_eq!(first["workflow_history"], json!([{"agent_id": "lead", "action": "Plan: the writer drafts, the editor polishes.", "timestamp": first["workflow_history"][0]["timestamp"]}]));
+    assert_eq!(
+        first["workflow_history"],
+        json!([{"agent_id": "lead", "action": "Plan: the writer drafts, the editor polishes.", "timestamp": first["workflow_history"][0]["timestamp"]}])
+    );
     assert_eq!(first["current_output"], "Plan: the writer drafts, the editor polishes.");
     assert_eq!(
         first["available_agents"],
@@ -268,7 +275,13 @@ async fn server_errors_are_retried_then_the_run_fails_naming_the_gatekeeper() {
     assert_eq!(status, RunStatus::Failed);
     assert_eq!(
         error.as_deref(),
-        Some(format!("the gatekeeper gave no decision: {} answered 500 Internal Server Error: boom: database down (3 tries)", gatekeeper.url).as_str())
+        Some(
+            format!(
+                "the gatekeeper gave no decision: {} answered 500 Internal Server Error: boom: database down (3 tries)",
+                gatekeeper.url
+            )
+            .as_str()
+        )
     );
     assert_eq!(gatekeeper.seen().len(), 3, "retries: 2");
     assert_eq!(ran.outcome.steps, 1, "the entry agent's turn is kept");
@@ -332,7 +345,9 @@ async fn the_bearer_token_reaches_the_gatekeeper_and_nowhere_in_the_events() {
     let ran = run(&desk(&gatekeeper.url, &format!("\n    token_env: {VAR}")), &replies()).await.expect("the run starts");
     assert_eq!(finished(&ran.events), (RunStatus::Completed, None));
     let seen = gatekeeper.seen();
-    let bearer = |s: &Seen| s.head.lines().any(|l| l.to_ascii_lowercase().starts_with("authorization:") && l.trim_end().ends_with(&format!(" Bearer {TOKEN}")));
+    let bearer = |s: &Seen| {
+        s.head.lines().any(|l| l.to_ascii_lowercase().starts_with("authorization:") && l.trim_end().ends_with(&format!(" Bearer {TOKEN}")))
+    };
     assert!(seen.iter().all(bearer), "{:?}", seen[0].head);
     let stored = serde_json::to_string(&ran.events).unwrap();
     assert!(!stored.contains(TOKEN), "the token is in no stored event");
@@ -344,7 +359,11 @@ async fn a_gatekeeper_url_that_is_not_http_or_does_not_resolve_stops_the_run_bef
     // Not http(s): the crew itself is invalid, at the line and column of the URL.
     let error = run(&desk("ftp://127.0.0.1/route", ""), &replies()).await.err().expect("the run does not start");
     assert_eq!(error.code, ApiErrorCode::InvalidCrew);
-    assert!(error.message.contains("routing.gatekeeper.url 'ftp://127.0.0.1/route' is not an http:// or https:// address"), "{}", error.message);
+    assert!(
+        error.message.contains("routing.gatekeeper.url 'ftp://127.0.0.1/route' is not an http:// or https:// address"),
+        "{}",
+        error.message
+    );
     // A name that does not resolve: found when the run is about to start.
     let error = run(&desk("http://gatekeeper.invalid/route", ""), &replies()).await.err().expect("the run does not start");
     assert_eq!(error.code, ApiErrorCode::InvalidInput);
@@ -381,7 +400,8 @@ async fn a_run_cancelled_while_the_gatekeeper_thinks_ends_cancelled_at_once() {
         }
         stop.cancel();
     });
-    let options = RunOptions { script: Some(ScriptSource::File(replies_path)), model: None, requested_agent: None, ..RunOptions::default() };
+    let options =
+        RunOptions { script: Some(ScriptSource::File(replies_path)), model: None, requested_agent: None, ..RunOptions::default() };
     let started = std::time::Instant::now();
     let outcome = tokio::time::timeout(LIMIT, api.start_run(&crew, "A note", &options, sink.clone(), &cancel)).await.unwrap().unwrap();
     assert_eq!(outcome.status, RunStatus::Cancelled);
@@ -419,7 +439,12 @@ async fn both_deciders_read_answers_alike() {
         let router = LlmRouter::new(Arc::new(ScriptedLlm::new(&script)), None);
         let served = answer.clone();
         let gatekeeper = Gatekeeper::start(move |_, _| Answer::ok(served.clone()));
-        let config = crewgraph_engine::crew::Gatekeeper { url: gatekeeper.url.clone(), timeout: Duration::from_secs(5), retries: 0, token_env: None };
+        let config = crewgraph_engine::crew::Gatekeeper {
+            url: gatekeeper.url.clone(),
+            timeout: Duration::from_secs(5),
+            retries: 0,
+            token_env: None,
+        };
         let client = GatekeeperClient::connect(&config).await.unwrap();
         let by_model = router.decide(&context, None, &cancel).await;
         let by_service = client.decide(&context, None, &cancel).await;
@@ -447,4 +472,3 @@ fn a_gatekeeper_run_through_the_binary_prints_its_reasons() {
     assert_eq!(gatekeeper.seen().len(), 3);
     drop(runtime);
 }
-

@@ -43,10 +43,7 @@ fn no_command_or_an_unknown_one_is_a_usage_error() {
 #[test]
 fn help_examples_name_crews_that_exist() {
     let help = run_on_fixtures(&["--help"]).stdout;
-    let named: Vec<&str> = help
-        .split_whitespace()
-        .filter(|word| word.starts_with("crews/") && !word.contains('*'))
-        .collect();
+    let named: Vec<&str> = help.split_whitespace().filter(|word| word.starts_with("crews/") && !word.contains('*')).collect();
     assert!(!named.is_empty(), "the help shows an example crew:\n{help}");
     for path in named {
         assert!(repo_root().join(path).exists(), "--help names {path}, which is not in the repository");

@@ -40,22 +40,27 @@ fn a_crew_runs_on_the_local_model_when_none_is_configured_and_every_reply_ends_w
     let lines = run.lines();
     let notice = lines.iter().find(|l| kind(l) == "warning").map(|l| parse(l)).expect("the run says which model it uses");
     assert!(notice["message"].as_str().unwrap().contains("every agent runs on the local model SmolLM2"), "{notice}");
-    let asker_reply = lines
-        .iter()
-        .map(|l| parse(l))
-        .find(|e| e["type"] == "agent_response" && e["agent"] == "asker")
-        .expect("the asker replied");
+    let asker_reply =
+        lines.iter().map(|l| parse(l)).find(|e| e["type"] == "agent_response" && e["agent"] == "asker").expect("the asker replied");
     let text = asker_reply["content"].as_str().unwrap().trim_end();
     assert!(text.ends_with("[NEXT]") || text.ends_with("[DONE]"), "the local model ends with a signal: {text:?}");
     let usage = &asker_reply["usage"];
-    assert!(usage["input_tokens"].as_u64() > Some(0) && usage["output_tokens"].as_u64() > Some(0), "the server's usage is kept: {asker_reply}");
+    assert!(
+        usage["input_tokens"].as_u64() > Some(0) && usage["output_tokens"].as_u64() > Some(0),
+        "the server's usage is kept: {asker_reply}"
+    );
     assert!(lines.iter().any(|l| kind(l) == "signal_matched"), "the signal routed the run");
     assert!(lines.iter().any(|l| kind(l) == "token"), "the reply streamed");
     let last = parse(lines.last().unwrap());
     assert!(matches!(last["status"].as_str(), Some("completed" | "terminated")), "{last}");
     let listed = sandbox.cg(&["runs", "--json"]);
     let summary = parse(listed.lines()[0]);
-    let reported: u64 = lines.iter().map(|l| parse(l)).filter(|e| e["type"] == "agent_response").map(|e| e["usage"]["output_tokens"].as_u64().unwrap()).sum();
+    let reported: u64 = lines
+        .iter()
+        .map(|l| parse(l))
+        .filter(|e| e["type"] == "agent_response")
+        .map(|e| e["usage"]["output_tokens"].as_u64().unwrap())
+        .sum();
     assert_eq!(summary["tokens"]["output_tokens"].as_u64(), Some(reported), "the run's total is its replies' usage: {summary}");
 }
 
@@ -81,7 +86,10 @@ fn models_are_added_listed_made_default_and_removed_and_bad_ones_are_refused() {
     for (args, message) in [
         (vec!["models", "add", "x", "--provider", "acme", "--model", "m"], "unknown provider 'acme'"),
         (vec!["models", "add", "x", "--provider", "openai"], "needs the provider's model name"),
-        (vec!["models", "add", "x", "--provider", "openai", "--model", "m", "--base-url", "ftp://h"], "must start with http:// or https://"),
+        (
+            vec!["models", "add", "x", "--provider", "openai", "--model", "m", "--base-url", "ftp://h"],
+            "must start with http:// or https://",
+        ),
         (vec!["models", "add", "local", "--provider", "openai", "--model", "m"], "'local' is the built-in local model"),
         (vec!["models", "add", "a b", "--provider", "openai", "--model", "m"], "may hold only letters"),
         (vec!["models", "remove", "nosuch"], "no model named 'nosuch' is configured"),
@@ -147,9 +155,15 @@ fn stream_of(pieces: &[&str]) -> String {
 }
 
 fn key_echoed_in_a_401(head: &str, _body: &str) -> String {
-    let key = head.lines().find_map(|l| l.strip_prefix("authorization: Bearer ").or_else(|| l.strip_prefix("Authorization: Bearer "))).unwrap_or("");
+    let key = head
+        .lines()
+        .find_map(|l| l.strip_prefix("authorization: Bearer ").or_else(|| l.strip_prefix("Authorization: Bearer ")))
+        .unwrap_or("");
     let body = serde_json::json!({"error": {"message": format!("Incorrect API key provided: {}", key.trim())}}).to_string();
-    format!("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+    format!(
+        "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 const SECRET: &str = "sk-test-4c0ffee-never-stored-0123456789";
@@ -176,7 +190,19 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
         let (url, seen) = fake_provider(answer);
         let crew = sandbox.write("crew.yaml", TWO_STEP_CREW);
         let added = sandbox.cg(&[
-            "models", "add", "default", "--provider", "openai", "--model", "test-model", "--base-url", &url, "--input-price", "2", "--output-price", "8",
+            "models",
+            "add",
+            "default",
+            "--provider",
+            "openai",
+            "--model",
+            "test-model",
+            "--base-url",
+            &url,
+            "--input-price",
+            "2",
+            "--output-price",
+            "8",
         ]);
         assert_eq!(added.code, 0, "{}", added.stderr);
         let db = sandbox.db();
@@ -190,15 +216,16 @@ fn the_api_key_reaches_the_provider_and_nothing_else() {
         let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
         assert_eq!(output.status.success(), ok, "{stdout}\n{stderr}");
         let heads = seen.lock().unwrap().clone();
-        assert!(
-            heads.iter().any(|h| h.contains(&format!("Bearer {SECRET}"))),
-            "the key was sent to the provider: {heads:?}"
-        );
+        assert!(heads.iter().any(|h| h.contains(&format!("Bearer {SECRET}"))), "the key was sent to the provider: {heads:?}");
         if ok {
             assert!(stdout.contains(r#""type":"signal_matched""#), "{stdout}");
             let reply = stdout.lines().map(parse).find(|e| e["type"] == "agent_response").expect("a reply");
             let usage = &reply["usage"];
-            assert_eq!((usage["input_tokens"].as_u64(), usage["output_tokens"].as_u64()), (Some(7), Some(3)), "the provider's usage: {reply}");
+            assert_eq!(
+                (usage["input_tokens"].as_u64(), usage["output_tokens"].as_u64()),
+                (Some(7), Some(3)),
+                "the provider's usage: {reply}"
+            );
             let cost = usage["cost_usd"].as_f64().expect("priced: the reply says what it cost");
             assert!((cost - (7.0 * 2.0 + 3.0 * 8.0) / 1e6).abs() < 1e-12, "7 tokens in at $2/M and 3 out at $8/M: {cost}");
         } else {

@@ -45,7 +45,8 @@ fn a_run_exported_to_a_file_reads_back_with_every_event() {
     assert_eq!(read.run.id, id);
     assert_eq!(read.version, RECORDING_VERSION);
     assert!(read.crew.as_deref().is_some_and(|c| c.ends_with("exam.yaml")), "{:?}", read.crew);
-    let leftovers: Vec<_> = std::fs::read_dir(sandbox.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    let leftovers: Vec<_> =
+        std::fs::read_dir(sandbox.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
     assert!(leftovers.is_empty());
 
     // A folder in the way: an error, and no half-written file.

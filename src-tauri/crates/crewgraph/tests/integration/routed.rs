@@ -16,9 +16,9 @@ use crewgraph_engine::routing::decider::{self, catalog, DecisionContext, RouteDe
 use crewgraph_engine::routing::llm::{LlmRouter, ROUTER_AGENT};
 use crewgraph_engine::run::llm::TokenSink;
 use crewgraph_engine::run::{
-    resume_run, start_run, CollectingSink, CrewSource, EventKind, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore,
-    Message, OutputSchema, RunDeps, RunError, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, SequentialIds,
-    SteppingClock, StepRecord, StoreError, StoredRun,
+    resume_run, start_run, CollectingSink, CrewSource, EventKind, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore, Message,
+    OutputSchema, RunDeps, RunError, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, SequentialIds, StepRecord, SteppingClock,
+    StoreError, StoredRun,
 };
 use crewgraph_engine::{AgentId, Crew, ModelSpec, RunId};
 use crewgraph_llm::{LocalModel, Script, ScriptedLlm};
@@ -96,7 +96,8 @@ impl<L: LlmClient> LlmClient for Recording<L> {
 
 /// A router answer routing to `agent` with `instruction`.
 fn route(agent: &str, instruction: &str, reasoning: &str) -> String {
-    serde_json::json!({"workflow_complete": false, "reasoning": reasoning, "next_agent": agent, "next_instruction": instruction}).to_string()
+    serde_json::json!({"workflow_complete": false, "reasoning": reasoning, "next_agent": agent, "next_instruction": instruction})
+        .to_string()
 }
 
 /// A router answer completing the workflow.
@@ -274,7 +275,11 @@ async fn an_unknown_agent_is_refused_and_the_router_is_asked_again_with_the_erro
     assert_eq!(finished(&ran.events), (RunStatus::Completed, None));
     let warnings = warnings(&ran.events);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("'judge', which is not an agent of this crew") && warnings[0].contains("asked once more"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("'judge', which is not an agent of this crew") && warnings[0].contains("asked once more"),
+        "{}",
+        warnings[0]
+    );
     assert!(warnings[0].contains(&unknown), "the raw answer is in the warning: {}", warnings[0]);
     let retry = &llm.of(ROUTER_AGENT)[1];
     assert_eq!(retry.messages.len(), 3, "the context, its refused answer, the correction");
@@ -325,7 +330,8 @@ async fn a_router_naming_the_supervisor_is_refused_like_an_unknown_agent() {
 async fn a_decision_missing_its_instruction_is_refused() {
     let crew = crew(NOTE_DESK);
     let missing = r#"{"workflow_complete": false, "reasoning": "x", "next_agent": "writer"}"#;
-    let replies = script(&[("lead", vec!["Plan.".into()]), ("writer", vec!["Note.".into()]), (ROUTER_AGENT, vec![missing.into(), complete("ok")])]);
+    let replies =
+        script(&[("lead", vec!["Plan.".into()]), ("writer", vec!["Note.".into()]), (ROUTER_AGENT, vec![missing.into(), complete("ok")])]);
     let (ran, _) = run_llm(&crew, &replies, REQUEST).await;
     assert_eq!(ran.outcome.status, RunStatus::Completed);
     assert!(warnings(&ran.events)[0].contains("`next_instruction` is missing"), "{:?}", warnings(&ran.events));
@@ -343,7 +349,12 @@ async fn max_iterations_bounds_the_decisions_and_the_error_says_so() {
     let (status, error) = finished(&ran.events);
     assert_eq!(status, RunStatus::MaxHandoffs, "the limit on transfers, by another name");
     let error = error.expect("the reason");
-    assert!(error.starts_with("max_iterations (2) reached: the router model made 2 decisions and still asked for more work (editor: Polish it.)"), "{error}");
+    assert!(
+        error.starts_with(
+            "max_iterations (2) reached: the router model made 2 decisions and still asked for more work (editor: Polish it.)"
+        ),
+        "{error}"
+    );
     assert_eq!(decisions(&ran.events).len(), 2, "the second decision is made and shown");
     assert_eq!((ran.outcome.handoffs, ran.outcome.steps), (1, 2), "its handoff is refused");
     assert!(llm.of("editor").is_empty());
@@ -354,9 +365,15 @@ async fn max_iterations_bounds_the_decisions_and_the_error_says_so() {
 async fn the_limit_is_max_iterations_not_max_handoffs() {
     // max_handoffs is 5 by default; six decisions must still be possible.
     let crew = crew(NOTE_DESK);
-    let mut router: Vec<String> = (1..=5).map(|i| route(if i % 2 == 1 { "writer" } else { "editor" }, &format!("Round {i}."), "more")).collect();
+    let mut router: Vec<String> =
+        (1..=5).map(|i| route(if i % 2 == 1 { "writer" } else { "editor" }, &format!("Round {i}."), "more")).collect();
     router.push(complete("enough"));
-    let replies = script(&[("lead", vec!["Plan.".into()]), ("writer", vec!["w1".into(), "w2".into(), "w3".into()]), ("editor", vec!["e1".into(), "e2".into()]), (ROUTER_AGENT, router)]);
+    let replies = script(&[
+        ("lead", vec!["Plan.".into()]),
+        ("writer", vec!["w1".into(), "w2".into(), "w3".into()]),
+        ("editor", vec!["e1".into(), "e2".into()]),
+        (ROUTER_AGENT, router),
+    ]);
     let (ran, _) = run_llm(&crew, &replies, REQUEST).await;
     assert_eq!(finished(&ran.events), (RunStatus::Completed, None));
     assert_eq!((ran.outcome.handoffs, ran.outcome.steps), (5, 6));
@@ -457,12 +474,10 @@ async fn an_interrupted_llm_run_resumes_with_its_workflow_and_the_agents_task() 
     let id = RunId::from("run-1");
     let kept = store.load_run(&id).await.unwrap().unwrap();
     assert_eq!((kept.snapshot.status, kept.snapshot.current_agent.as_str()), (RunStatus::Running, "writer"));
-    let lead_replied = store.events(&id, None).await.unwrap().into_iter().find(|e| e.kind.type_name() == "agent_response").unwrap().timestamp;
+    let lead_replied =
+        store.events(&id, None).await.unwrap().into_iter().find(|e| e.kind.type_name() == "agent_response").unwrap().timestamp;
 
-    let rest = script(&[
-        ("writer", vec!["Bees make honey. They dance.".into()]),
-        (ROUTER_AGENT, vec![complete("Good enough.")]),
-    ]);
+    let rest = script(&[("writer", vec!["Bees make honey. They dance.".into()]), (ROUTER_AGENT, vec![complete("Good enough.")])]);
     let second = Arc::new(Recording::new(ScriptedLlm::new(&Script::parse("s.yaml", &rest).unwrap())));
     store.keep.store(usize::MAX, Ordering::SeqCst);
     let sink = Arc::new(CollectingSink::default());
@@ -562,8 +577,16 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         ("writer", vec!["Bees make honey. They dance. They pollinate.".into(); 3]),
         ("editor", vec!["Bees make honey.\nThey dance.\nThey pollinate crops.".into(); 3]),
     ]);
-    let crew = crewgraph_engine::load_str("desk.yaml", &NOTE_DESK.replace("max_iterations: 6", "max_iterations: 3").replace("  router: { model: fast }\n", "")).crew.unwrap();
-    let llm = Arc::new(Recording::new(LocalRouter { local: LocalModel::new(), agents: ScriptedLlm::new(&Script::parse("s.yaml", &agents).unwrap()) }));
+    let crew = crewgraph_engine::load_str(
+        "desk.yaml",
+        &NOTE_DESK.replace("max_iterations: 6", "max_iterations: 3").replace("  router: { model: fast }\n", ""),
+    )
+    .crew
+    .unwrap();
+    let llm = Arc::new(Recording::new(LocalRouter {
+        local: LocalModel::new(),
+        agents: ScriptedLlm::new(&Script::parse("s.yaml", &agents).unwrap()),
+    }));
     let store = Arc::new(MemoryStore::new());
     let sink = Arc::new(CollectingSink::default());
     let deps = RunDeps {
@@ -576,16 +599,20 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         notices: Vec::new(),
         gatekeeper: None,
     };
-    let outcome = tokio::time::timeout(3 * LOCAL_LIMIT, start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()))
-        .await
-        .expect("the run ends within the limit")
-        .expect("the run starts");
+    let outcome =
+        tokio::time::timeout(3 * LOCAL_LIMIT, start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()))
+            .await
+            .expect("the run ends within the limit")
+            .expect("the run starts");
     println!("{}", crate::runner::trace(&sink.events()));
     match outcome.status {
         RunStatus::Completed | RunStatus::MaxHandoffs | RunStatus::LoopDetected => {}
         RunStatus::Failed => {
             let error = outcome.error.as_deref().unwrap_or_default();
-            assert!(error.contains("gave no valid decision in two tries") || error.contains("has no reply left"), "a clean failure: {error}");
+            assert!(
+                error.contains("gave no valid decision in two tries") || error.contains("has no reply left"),
+                "a clean failure: {error}"
+            );
         }
         other => panic!("an unexpected end: {other:?} {:?}", outcome.error),
     }

@@ -62,7 +62,11 @@ fn seed_scenarios_route_to_the_specialist_whose_words_and_tags_match() {
     let technical = route(&sandbox, crew, "Help me debug this Python code", &[]);
     assert_eq!(chosen(&technical), "technical");
     assert_eq!(technical["tokens"], serde_json::json!(["help", "debug", "this", "python", "code"]));
-    assert_eq!(technical["candidates"][0], serde_json::json!({"agent": "technical", "score": 7}), "code, debug, python contained (+3) and python, code tags (+4)");
+    assert_eq!(
+        technical["candidates"][0],
+        serde_json::json!({"agent": "technical", "score": 7}),
+        "code, debug, python contained (+3) and python, code tags (+4)"
+    );
     let agents: Vec<&str> = technical["candidates"].as_array().unwrap().iter().map(|c| c["agent"].as_str().unwrap()).collect();
     assert_eq!(agents, ["technical", "creative", "logical"], "neither the supervisor nor the finalizer is a candidate");
     assert_eq!(chosen(&route(&sandbox, crew, "Write a short poem about the sea", &[])), "creative");
@@ -82,7 +86,11 @@ fn diacritics_ties_nothing_scoring_and_a_requested_agent() {
     assert_eq!(chosen(&tie), "creative", "a tie goes to the agent listed first");
     assert_eq!(chosen(&route(&sandbox, crew, "zzz qqq xx", &[])), "finalize");
     assert_eq!(chosen(&route(&sandbox, crew, "debug my code", &["--agent", "creative"])), "creative");
-    assert_eq!(chosen(&route(&sandbox, crew, "debug my code", &["--agent", "nobody"])), "technical", "an unknown requested agent is ignored");
+    assert_eq!(
+        chosen(&route(&sandbox, crew, "debug my code", &["--agent", "nobody"])),
+        "technical",
+        "an unknown requested agent is ignored"
+    );
 }
 
 #[test]

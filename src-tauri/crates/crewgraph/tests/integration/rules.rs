@@ -75,10 +75,9 @@ async fn the_default_limit_of_5_allows_at_most_4_transfers() {
 
 #[tokio::test]
 async fn max_handoffs_counts_every_transfer_including_routes_to_itself() {
-    let yaml = PING_PONG.replace("name: Ping pong", "name: Self\nmax_handoffs: 3").replace(
-        "      - { signal: \"[NEXT]\", target: b }",
-        "      - { signal: \"[NEXT]\", target: a }",
-    );
+    let yaml = PING_PONG
+        .replace("name: Ping pong", "name: Self\nmax_handoffs: 3")
+        .replace("      - { signal: \"[NEXT]\", target: b }", "      - { signal: \"[NEXT]\", target: a }");
     let ran = run(&crew(&yaml), &script(&[("a", &["again [NEXT]", "and again [NEXT]", "more [NEXT]"])]), "go").await;
     assert_eq!((ran.outcome.status, ran.outcome.handoffs), (RunStatus::MaxHandoffs, 2));
 }
@@ -149,7 +148,12 @@ async fn without_wait_for_all_the_run_goes_on_with_the_members_that_finished() {
 #[tokio::test]
 async fn a_group_goes_to_its_next_agent_when_it_names_one() {
     let yaml = GROUP.replace("WAIT", "true").replace("      timeout: 200ms", "      timeout: 200ms\n      next_agent: fast");
-    let ran = run(&crew(&yaml), &format!("{}  \n", group_script(0).replace("fast: [\"fast answer\"]", "fast: [\"fast answer\", \"after the group\"]")), "go").await;
+    let ran = run(
+        &crew(&yaml),
+        &format!("{}  \n", group_script(0).replace("fast: [\"fast answer\"]", "fast: [\"fast answer\", \"after the group\"]")),
+        "go",
+    )
+    .await;
     let agents: Vec<_> = ran.of("agent_started").iter().map(|e| serde_json::to_value(&e.kind).unwrap()["agent"].clone()).collect();
     assert_eq!(agents[3], "fast", "after the group the work goes to next_agent");
 }
@@ -171,7 +175,8 @@ routing:
       - { signal: "[TELL]", target: [x, y] }
       - { signal: "[DONE]", target: "" }
 "#;
-    let ran = run(&crew(yaml), &script(&[("boss", &["news [TELL]", "thanks [DONE]"]), ("x", &["noted"]), ("y", &["noted too"])]), "go").await;
+    let ran =
+        run(&crew(yaml), &script(&[("boss", &["news [TELL]", "thanks [DONE]"]), ("x", &["noted"]), ("y", &["noted too"])]), "go").await;
     let agents: Vec<_> = ran.of("agent_started").iter().map(|e| serde_json::to_value(&e.kind).unwrap()["agent"].clone()).collect();
     assert_eq!(agents, ["boss", "x", "y", "boss"]);
     // Regression: a target without a signal fell back to another agent as if it routed on.
@@ -238,7 +243,8 @@ async fn reprompt_reminds_the_agent_and_gives_up_after_three_replies_without_a_s
 
 #[tokio::test]
 async fn a_signal_after_a_reprompt_resets_the_strikes() {
-    let ran = run(&crew(&NO_SIGNAL.replace("MODE", "reprompt")), &script(&[("a", &["hm", "hm?", "[NEXT]"]), ("b", &["[NEXT]"])]), "go").await;
+    let ran =
+        run(&crew(&NO_SIGNAL.replace("MODE", "reprompt")), &script(&[("a", &["hm", "hm?", "[NEXT]"]), ("b", &["[NEXT]"])]), "go").await;
     assert_eq!(ran.of("handoff").len(), 1, "the third reply had its signal");
 }
 
@@ -384,7 +390,12 @@ async fn a_script_that_runs_out_fails_the_run_naming_the_agent() {
 async fn a_long_history_is_trimmed_to_the_agents_budget_and_the_run_says_so() {
     let yaml = PING_PONG.replace("  - { id: b, name: B }", "  - { id: b, name: B, context_budget: 30 }");
     let long = "word ".repeat(40);
-    let ran = run(&crew(&yaml), &script(&[("a", &[&format!("{long}[NEXT]"), &format!("{long}[NEXT]"), "[DONE]"]), ("b", &[&format!("{long}[NEXT]"), "[NEXT]"])]), "go").await;
+    let ran = run(
+        &crew(&yaml),
+        &script(&[("a", &[&format!("{long}[NEXT]"), &format!("{long}[NEXT]"), "[DONE]"]), ("b", &[&format!("{long}[NEXT]"), "[NEXT]"])]),
+        "go",
+    )
+    .await;
     let trimmed = ran.of("history_trimmed");
     assert!(!trimmed.is_empty(), "b's budget of 30 tokens cannot hold the history");
     assert_eq!(serde_json::to_value(&trimmed[0].kind).unwrap()["agent"], "b");

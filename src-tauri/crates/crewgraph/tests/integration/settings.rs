@@ -11,7 +11,6 @@ use crewgraph_store::SqliteStore;
 
 use crate::support::block_on;
 
-
 fn request(provider: &str, model: &str) -> ModelRequest {
     ModelRequest {
         provider: provider.into(),

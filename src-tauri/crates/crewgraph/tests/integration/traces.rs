@@ -65,11 +65,7 @@ async fn every_example_crew_runs_its_script_to_the_end_and_its_trace_is_stable()
     for crew in crews {
         let (status, name, events, stored) = run_example(&crew).await;
         // A script that walks the routes ends the run the way the crew means to end.
-        assert!(
-            matches!(status, RunStatus::Terminated | RunStatus::Completed),
-            "crews/{name} ended {status:?}: {}",
-            trace(&events)
-        );
+        assert!(matches!(status, RunStatus::Terminated | RunStatus::Completed), "crews/{name} ended {status:?}: {}", trace(&events));
         // Everything the sink saw is in the store, in the same order.
         assert_eq!(stored, events, "crews/{name}: the store holds every event");
         let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();

@@ -119,10 +119,7 @@ fn several_files_report_in_argument_order_and_fail_if_any_fails() {
     assert_eq!(run.code, 1);
     assert_eq!(
         run.lines(),
-        [
-            "unknown_target.yaml:14:17: signal '[NEXT]' targets unknown agent 'unknown_agent'",
-            "empty.yaml:1:1: crew file is empty",
-        ]
+        ["unknown_target.yaml:14:17: signal '[NEXT]' targets unknown agent 'unknown_agent'", "empty.yaml:1:1: crew file is empty",]
     );
     assert_eq!(
         run.stderr.lines().collect::<Vec<_>>(),

@@ -103,12 +103,8 @@ impl CrewGraph {
         for (agent, rules) in &crew.routing.rules {
             let Some(&from) = self.agents.get(agent) else { continue };
             for rule in rules {
-                let edge = GraphEdge::Signal {
-                    agent: agent.clone(),
-                    rule: rule.index,
-                    signal: rule.signal.clone(),
-                    behavior: rule.behavior,
-                };
+                let edge =
+                    GraphEdge::Signal { agent: agent.clone(), rule: rule.index, signal: rule.signal.clone(), behavior: rule.behavior };
                 match rule.behavior {
                     Behavior::Terminate => {
                         let end = self.special(GraphNode::End);

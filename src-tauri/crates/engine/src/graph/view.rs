@@ -191,10 +191,9 @@ impl CrewGraph {
             let (label, kind) = match &self.graph[index] {
                 GraphNode::End => ("End".to_owned(), NodeKind::End),
                 GraphNode::Wait => ("Wait".to_owned(), NodeKind::Wait),
-                GraphNode::Router => (
-                    if crew.routing.strategy == Strategy::Gatekeeper { "Gatekeeper" } else { "Router" }.to_owned(),
-                    NodeKind::Router,
-                ),
+                GraphNode::Router => {
+                    (if crew.routing.strategy == Strategy::Gatekeeper { "Gatekeeper" } else { "Router" }.to_owned(), NodeKind::Router)
+                }
                 _ => continue,
             };
             nodes.push(ViewNode::new(node_id(&self.graph[index]), kind, label));
@@ -283,12 +282,9 @@ impl GraphView {
                     node(format!("agent:{agent}"))
                 }
             }
-            Subject::Signal { signal } => self
-                .edges
-                .iter()
-                .filter(|e| e.signal.as_deref() == Some(signal.as_str()))
-                .map(|e| e.id.clone())
-                .collect(),
+            Subject::Signal { signal } => {
+                self.edges.iter().filter(|e| e.signal.as_deref() == Some(signal.as_str())).map(|e| e.id.clone()).collect()
+            }
         }
     }
 }

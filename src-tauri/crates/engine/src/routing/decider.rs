@@ -267,20 +267,28 @@ mod tests {
 
     #[test]
     fn a_gatekeeper_answer_with_confidence_and_no_reasoning_parses() {
-        let decision = parse(r#"{"workflow_complete": false, "next_agent": "editor", "next_instruction": "Polish it", "confidence": 0.95}"#).unwrap();
+        let decision =
+            parse(r#"{"workflow_complete": false, "next_agent": "editor", "next_instruction": "Polish it", "confidence": 0.95}"#).unwrap();
         assert_eq!((decision.reasoning, decision.confidence), (None, Some(0.95)));
-        assert_eq!(check(&crew(), &parse(&decision.raw).unwrap()), Ok(Next::Agent { agent: AgentId::from("editor"), instruction: "Polish it".into() }));
+        assert_eq!(
+            check(&crew(), &parse(&decision.raw).unwrap()),
+            Ok(Next::Agent { agent: AgentId::from("editor"), instruction: "Polish it".into() })
+        );
     }
 
     #[test]
     fn malformed_answers_say_what_is_wrong() {
         assert!(problem("Next: the editor").starts_with("the answer is not JSON"));
-        assert!(problem("```json\n{\"workflow_complete\": true}\n```").starts_with("the answer is not JSON"), "no digging JSON out of text");
+        assert!(
+            problem("```json\n{\"workflow_complete\": true}\n```").starts_with("the answer is not JSON"),
+            "no digging JSON out of text"
+        );
         assert_eq!(problem("[1, 2]"), "the answer is JSON but not an object");
         assert!(problem(r#"{"next_agent": "editor"}"#).contains("`workflow_complete` is missing"));
         assert!(problem(r#"{"workflow_complete": "no"}"#).contains("must be true or false"));
         assert!(problem(r#"{"workflow_complete": false, "next_instruction": "x"}"#).contains("`next_agent` is missing"));
-        assert!(problem(r#"{"workflow_complete": false, "next_agent": "editor", "next_instruction": "  "}"#).contains("`next_instruction` is missing"));
+        assert!(problem(r#"{"workflow_complete": false, "next_agent": "editor", "next_instruction": "  "}"#)
+            .contains("`next_instruction` is missing"));
         assert!(problem(r#"{"workflow_complete": false, "next_agent": 3, "next_instruction": "x"}"#).contains("`next_agent` must be text"));
         assert!(problem(r#"{"workflow_complete": true, "confidence": "high"}"#).contains("`confidence` must be a number"));
     }

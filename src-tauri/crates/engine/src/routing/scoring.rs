@@ -50,9 +50,7 @@ fn tokens_of(words: &[String]) -> Vec<String> {
 
 /// The candidates: every agent but the supervisor (the entry point) and the finalizer.
 pub fn candidates(crew: &Crew) -> impl Iterator<Item = &Agent> {
-    crew.agents
-        .iter()
-        .filter(move |a| a.id != crew.entry_point && crew.routing.finalizer.as_ref() != Some(&a.id))
+    crew.agents.iter().filter(move |a| a.id != crew.entry_point && crew.routing.finalizer.as_ref() != Some(&a.id))
 }
 
 /// Scores one agent against the request's tokens and words.
@@ -69,7 +67,11 @@ pub fn score(agent: &Agent, tokens: &[String], request_words: &[String]) -> u32 
                 [one] => tokens.contains(one),
                 many => request_words.windows(many.len()).any(|w| w == many),
             };
-            if hit { 2 } else { 0 }
+            if hit {
+                2
+            } else {
+                0
+            }
         })
         .sum();
     contained + tag_bonus

@@ -105,7 +105,10 @@ pub fn decide(crew: &Crew, agent: &AgentId, found: &ReplyMatches, strikes: u32) 
             None => {
                 let gone = rule.targets.iter().map(Target::id).collect::<Vec<_>>().join(", ");
                 events.push(EventKind::Warning {
-                    message: format!("signal {} of agent '{agent}' leads to '{gone}', which does not exist now; treated as no match", rule.signal),
+                    message: format!(
+                        "signal {} of agent '{agent}' leads to '{gone}', which does not exist now; treated as no match",
+                        rule.signal
+                    ),
                 });
             }
         }
@@ -142,10 +145,7 @@ fn fallback_target(crew: &Crew, agent: &AgentId) -> Option<(AgentId, String)> {
     if let Some(target) = this.handoff_targets.iter().find(|t| *t != agent && crew.agent(t.as_str()).is_some()) {
         return Some((target.clone(), "no signal matched; fallback to its handoff target".into()));
     }
-    crew.agents
-        .iter()
-        .find(|a| a.id != *agent)
-        .map(|a| (a.id.clone(), "no signal matched; fallback to the next agent of the crew".into()))
+    crew.agents.iter().find(|a| a.id != *agent).map(|a| (a.id.clone(), "no signal matched; fallback to the next agent of the crew".into()))
 }
 
 #[cfg(test)]

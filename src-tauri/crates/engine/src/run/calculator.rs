@@ -190,7 +190,11 @@ fn to_postfix(expression: &str) -> Result<Vec<Item>, String> {
         }
     }
     if expect_operand {
-        return Err(if output.is_empty() && ops.is_empty() { "it is empty".to_owned() } else { "it ends where a number was expected".to_owned() });
+        return Err(if output.is_empty() && ops.is_empty() {
+            "it is empty".to_owned()
+        } else {
+            "it ends where a number was expected".to_owned()
+        });
     }
     while let Some(op) = ops.pop() {
         if op == Op::Open {

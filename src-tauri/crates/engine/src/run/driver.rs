@@ -187,14 +187,10 @@ pub async fn resume_run(
         run.workflow = super::routed::workflow(&deps.store.events(id, None).await?);
     }
     if stored.record.crew_fingerprint != source.fingerprint {
-        run.event(EventKind::Warning {
-            message: "the crew changed since this run stopped; it goes on with the crew as it is now".into(),
-        });
+        run.event(EventKind::Warning { message: "the crew changed since this run stopped; it goes on with the crew as it is now".into() });
     }
     if from == RunStatus::Running {
-        run.event(EventKind::Warning {
-            message: "this run was interrupted; it goes on from its last stored step".into(),
-        });
+        run.event(EventKind::Warning { message: "this run was interrupted; it goes on from its last stored step".into() });
     }
     let input = input.unwrap_or_default();
     run.event(EventKind::Resumed { agent, input: input.to_owned() });
@@ -399,12 +395,7 @@ impl<'a> Run<'a> {
     /// Counts a transfer and says so (the limit, if any, is the caller's).
     pub(crate) fn hand_off(&mut self, from: &AgentId, to: &str, reason: String) {
         self.snapshot.handoffs += 1;
-        self.event(EventKind::Handoff {
-            from: from.clone(),
-            to: to.to_owned(),
-            reason,
-            handoff_count: self.snapshot.handoffs,
-        });
+        self.event(EventKind::Handoff { from: from.clone(), to: to.to_owned(), reason, handoff_count: self.snapshot.handoffs });
     }
 
     /// Remembers a turn that leads to a transfer and reports a loop; true when the
@@ -514,14 +505,17 @@ impl<'a> Run<'a> {
             }
             self.event(EventKind::RoutingDecision {
                 strategy: Strategy::Scoring,
-                candidates: Some(scored.candidates.iter().map(|(agent, score)| Candidate { agent: agent.clone(), score: *score }).collect()),
+                candidates: Some(
+                    scored.candidates.iter().map(|(agent, score)| Candidate { agent: agent.clone(), score: *score }).collect(),
+                ),
                 chosen: scored.chosen.as_ref().map_or_else(|| "finalize".to_owned(), |c| c.to_string()),
                 reasoning: None,
                 tokens: Some(scored.tokens.clone()),
             });
             match (scored.chosen, finalizer) {
                 (Some(specialist), _) => {
-                    let reason = if honoured { "requested by the person".to_owned() } else { format!("best score ({})", best.unwrap_or_default()) };
+                    let reason =
+                        if honoured { "requested by the person".to_owned() } else { format!("best score ({})", best.unwrap_or_default()) };
                     if self.transfer(&current, specialist.as_str(), reason) {
                         self.snapshot.current_agent = specialist;
                     }
@@ -575,7 +569,11 @@ impl<'a> Run<'a> {
             .setups
             .entry((agent_id.clone(), with_signals))
             .or_insert_with(|| AgentSetup {
-                system: Arc::from(if with_signals { prompt::system_prompt(self.crew, agent_id.as_str()) } else { agent.system_prompt.clone() }),
+                system: Arc::from(if with_signals {
+                    prompt::system_prompt(self.crew, agent_id.as_str())
+                } else {
+                    agent.system_prompt.clone()
+                }),
                 tools: Arc::from(Tools::specs(agent)),
                 signals: Arc::from(if with_signals { prompt::ending_signals(self.crew, agent_id.as_str()) } else { Vec::new() }),
                 model: agent.model_spec().map(Arc::new),
@@ -625,7 +623,9 @@ impl<'a> Run<'a> {
             if reply.tool_calls.is_empty() || rounds >= self.crew.settings.max_tool_rounds {
                 if !reply.tool_calls.is_empty() {
                     self.event(EventKind::Warning {
-                        message: format!("{agent_id} asked for tools after {rounds} rounds (the most per turn); its reply is used as it is"),
+                        message: format!(
+                            "{agent_id} asked for tools after {rounds} rounds (the most per turn); its reply is used as it is"
+                        ),
                     });
                 }
                 self.event(EventKind::AgentResponse { agent: agent_id.clone(), content: reply.content.clone(), usage: used });

@@ -247,7 +247,18 @@ mod tests {
 
     #[test]
     fn statuses_round_trip_their_names() {
-        for status in ["running", "terminated", "completed", "paused", "max_handoffs", "no_route", "signal_failure", "loop_detected", "cancelled", "failed"] {
+        for status in [
+            "running",
+            "terminated",
+            "completed",
+            "paused",
+            "max_handoffs",
+            "no_route",
+            "signal_failure",
+            "loop_detected",
+            "cancelled",
+            "failed",
+        ] {
             assert_eq!(RunStatus::parse(status).unwrap().as_str(), status);
         }
     }

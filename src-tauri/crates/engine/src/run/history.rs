@@ -53,7 +53,8 @@ impl<'a> Visible<'a> {
 /// and how many messages were left out.
 pub fn visible<'a>(history: &'a [Message], system: &str, budget: Option<u32>) -> (Visible<'a>, u32) {
     let Some(budget) = budget.map(|b| b as usize) else { return (Visible::all(history), 0) };
-    let size = |m: &Message| estimated_tokens(&m.content) + m.tool_calls.iter().map(|c| estimated_tokens(&c.arguments.to_string())).sum::<usize>();
+    let size =
+        |m: &Message| estimated_tokens(&m.content) + m.tool_calls.iter().map(|c| estimated_tokens(&c.arguments.to_string())).sum::<usize>();
     let mut total = estimated_tokens(system) + history.iter().map(size).sum::<usize>();
     if total <= budget || history.len() <= 2 {
         return (Visible::all(history), 0);
@@ -84,12 +85,12 @@ mod tests {
         let mut with_call = Message::agent(&a, "x".repeat(40));
         with_call.tool_calls.push(call.clone());
         vec![
-            Message::user("first question"),           // 4 tokens
-            Message::agent(&a, "a".repeat(40)),          // 10
-            with_call,                                   // 10 + 1
-            Message::tool(&a, &call, "b".repeat(40)),    // 10
-            Message::agent(&a, "c".repeat(40)),          // 10
-            Message::user("latest"),                     // 2
+            Message::user("first question"),          // 4 tokens
+            Message::agent(&a, "a".repeat(40)),       // 10
+            with_call,                                // 10 + 1
+            Message::tool(&a, &call, "b".repeat(40)), // 10
+            Message::agent(&a, "c".repeat(40)),       // 10
+            Message::user("latest"),                  // 2
         ]
     }
 

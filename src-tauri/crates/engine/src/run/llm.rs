@@ -122,12 +122,7 @@ pub trait LlmClient: Send + Sync {
     /// Answers `request`, passing each piece of text to `on_token` as it arrives and
     /// returning the whole reply. Must stop promptly (with [`LlmError::Cancelled`])
     /// once `cancel` fires.
-    async fn complete(
-        &self,
-        request: &LlmRequest<'_>,
-        on_token: TokenSink<'_>,
-        cancel: &CancellationToken,
-    ) -> Result<LlmReply, LlmError>;
+    async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError>;
 }
 
 #[cfg(test)]

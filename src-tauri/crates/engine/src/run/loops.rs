@@ -155,9 +155,38 @@ mod tests {
 
     /// Sentences of 8–20 words drawn from a small vocabulary (a fixed pseudo-random sequence).
     fn sentences(count: usize) -> Vec<String> {
-        let vocabulary = ["the", "teacher", "asks", "a", "question", "about", "fractions", "student", "answers",
-            "three", "quarters", "reporter", "keeps", "score", "draft", "is", "ready", "for", "review", "now",
-            "judge", "approves", "article", "writer", "edits", "facts", "sources", "city", "bees", "honey"];
+        let vocabulary = [
+            "the",
+            "teacher",
+            "asks",
+            "a",
+            "question",
+            "about",
+            "fractions",
+            "student",
+            "answers",
+            "three",
+            "quarters",
+            "reporter",
+            "keeps",
+            "score",
+            "draft",
+            "is",
+            "ready",
+            "for",
+            "review",
+            "now",
+            "judge",
+            "approves",
+            "article",
+            "writer",
+            "edits",
+            "facts",
+            "sources",
+            "city",
+            "bees",
+            "honey",
+        ];
         let mut seed: u64 = 42;
         let mut next = move || {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);

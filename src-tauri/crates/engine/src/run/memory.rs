@@ -39,12 +39,7 @@ impl MemoryStore {
 }
 
 /// Checks that `step` continues what is stored: `seq` and history without gaps.
-pub fn check_continues(
-    id: &RunId,
-    next_seq: u64,
-    history_len: u32,
-    step: &StepRecord,
-) -> Result<(), StoreError> {
+pub fn check_continues(id: &RunId, next_seq: u64, history_len: u32, step: &StepRecord) -> Result<(), StoreError> {
     let out_of_order = |detail: String| StoreError::OutOfOrder { run: id.clone(), detail };
     for (i, event) in step.events.iter().enumerate() {
         let expected = next_seq + i as u64;

@@ -45,10 +45,7 @@ enum Ended {
 pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
     let crew = run.crew;
     let members: Vec<&Agent> = group.agents.iter().filter_map(|id| crew.agent(id.as_str())).collect();
-    run.event(EventKind::ParallelStarted {
-        group: group.id.to_string(),
-        agents: members.iter().map(|a| a.id.clone()).collect(),
-    });
+    run.event(EventKind::ParallelStarted { group: group.id.to_string(), agents: members.iter().map(|a| a.id.clone()).collect() });
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Update)>();
     let stop = run.cancel.child_token();
     let mut working: FuturesUnordered<_> = members
@@ -128,11 +125,8 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
         run.finish(status, error);
         return false;
     }
-    let combined: Vec<String> = members
-        .iter()
-        .zip(replies)
-        .filter_map(|(agent, reply)| reply.map(|r| format!("{}: {}", agent.name, r.trim())))
-        .collect();
+    let combined: Vec<String> =
+        members.iter().zip(replies).filter_map(|(agent, reply)| reply.map(|r| format!("{}: {}", agent.name, r.trim()))).collect();
     if combined.is_empty() {
         run.event(EventKind::Warning { message: format!("no member of parallel group '{}' finished in time", group.id) });
     } else {

@@ -49,11 +49,8 @@ pub fn ending_signals(crew: &Crew, agent: &str) -> Vec<String> {
 
 /// The reminder after a reply without a signal (`on_no_signal: reprompt`).
 pub fn reminder(crew: &Crew, agent: &str) -> String {
-    let signals: Vec<String> = crew
-        .rules_of(agent)
-        .iter()
-        .map(|rule| how_to_write(rule, rule.signal_index.map(|i| crew.signals.get(i))))
-        .collect();
+    let signals: Vec<String> =
+        crew.rules_of(agent).iter().map(|rule| how_to_write(rule, rule.signal_index.map(|i| crew.signals.get(i)))).collect();
     format!(
         "Your last reply did not end with a signal, so the crew cannot tell what comes next. \
          Reply again, and end your reply with one of: {}.",

@@ -91,10 +91,7 @@ fn spec(name: &str) -> Option<ToolSpec> {
 }
 
 fn argument<'a>(arguments: &'a Value, name: &str) -> Result<&'a str, String> {
-    arguments
-        .get(name)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing the argument '{name}' (a string)"))
+    arguments.get(name).and_then(Value::as_str).ok_or_else(|| format!("missing the argument '{name}' (a string)"))
 }
 
 /// The host of an http(s) URL, lowercase, without port or credentials.
@@ -102,11 +99,8 @@ fn host_of(url: &str) -> Option<String> {
     let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"))?;
     let authority = rest.split(['/', '?', '#']).next()?;
     let host_port = authority.rsplit('@').next()?;
-    let host = if host_port.starts_with('[') {
-        host_port.split(']').next()?.trim_start_matches('[')
-    } else {
-        host_port.split(':').next()?
-    };
+    let host =
+        if host_port.starts_with('[') { host_port.split(']').next()?.trim_start_matches('[') } else { host_port.split(':').next()? };
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
@@ -159,7 +153,10 @@ mod tests {
         let t = tools();
         let a = agent(&["http_get"]);
         let cancel = CancellationToken::new();
-        assert_eq!(t.call(&a, &call("http_get", json!({"url": "https://Example.org/x"})), &cancel).await, Ok("page https://Example.org/x".into()));
+        assert_eq!(
+            t.call(&a, &call("http_get", json!({"url": "https://Example.org/x"})), &cancel).await,
+            Ok("page https://Example.org/x".into())
+        );
         let refused = t.call(&a, &call("http_get", json!({"url": "https://evil.example.org.attacker.net/"})), &cancel).await;
         assert!(refused.unwrap_err().contains("not on this crew's http_get allow-list"));
         let sneaky = t.call(&a, &call("http_get", json!({"url": "http://example.org@attacker.net/"})), &cancel).await;
@@ -169,7 +166,9 @@ mod tests {
 
     #[tokio::test]
     async fn tools_the_agent_does_not_have_answer_with_an_error() {
-        let got = tools().call(&agent(&["calculator"]), &call("http_get", json!({"url": "https://example.org"})), &CancellationToken::new()).await;
+        let got = tools()
+            .call(&agent(&["calculator"]), &call("http_get", json!({"url": "https://example.org"})), &CancellationToken::new())
+            .await;
         assert!(got.unwrap_err().starts_with("unknown tool 'http_get'"));
     }
 

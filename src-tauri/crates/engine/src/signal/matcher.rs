@@ -392,10 +392,8 @@ mod tests {
 
     #[test]
     fn patterns_too_big_to_combine_are_tried_one_by_one() {
-        let each = vec![
-            (SignalIndex(0), compile_pattern(r"^READY:\s*(\S+)").unwrap()),
-            (SignalIndex(1), compile_pattern(r"^DONE$").unwrap()),
-        ];
+        let each =
+            vec![(SignalIndex(0), compile_pattern(r"^READY:\s*(\S+)").unwrap()), (SignalIndex(1), compile_pattern(r"^DONE$").unwrap())];
         let matcher = SignalMatcher { patterns: Some(PatternSet { set: None, each }), ..SignalMatcher::default() };
         let found = matcher.scan("work\nREADY: t-1\nDONE");
         let got: Vec<_> = found.iter().map(|m| (m.signal, m.payload.clone())).collect();

@@ -18,10 +18,7 @@ pub fn is_bracket_name(name: &str) -> bool {
 /// True when `name` may name a pattern signal: a plain identifier such as
 /// `review-ready` (letters, digits, `_`, `-`; no brackets, no spaces).
 pub fn is_pattern_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || is_combining_mark(c) || c == '_' || c == '-')
+    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || is_combining_mark(c) || c == '_' || c == '-')
 }
 
 fn is_name_char(c: char) -> bool {
@@ -30,9 +27,7 @@ fn is_name_char(c: char) -> bool {
 
 /// The inside of a bracket name (`[END]` → `END`); the name itself otherwise.
 pub fn inner(name: &str) -> &str {
-    name.strip_prefix('[')
-        .and_then(|rest| rest.strip_suffix(']'))
-        .unwrap_or(name)
+    name.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')).unwrap_or(name)
 }
 
 /// Unicode default case folding (`ẾND` → `ếnd`, `STRASSE`/`Straße` → `strasse`).

@@ -33,13 +33,7 @@ pub enum Behavior {
 
 impl Behavior {
     /// Every behaviour, in the order the docs list them.
-    pub const ALL: [Behavior; 5] = [
-        Behavior::Route,
-        Behavior::Terminate,
-        Behavior::Pause,
-        Behavior::Parallel,
-        Behavior::Broadcast,
-    ];
+    pub const ALL: [Behavior; 5] = [Behavior::Route, Behavior::Terminate, Behavior::Pause, Behavior::Parallel, Behavior::Broadcast];
 
     /// The YAML spelling (`route`, `terminate`, …).
     pub fn as_str(self) -> &'static str {
@@ -171,10 +165,7 @@ impl SignalRegistry {
 
     /// All definitions with their indices, in registration order.
     pub fn iter(&self) -> impl Iterator<Item = (SignalIndex, &SignalDef)> {
-        self.defs
-            .iter()
-            .enumerate()
-            .map(|(i, def)| (SignalIndex(i as u32), def))
+        self.defs.iter().enumerate().map(|(i, def)| (SignalIndex(i as u32), def))
     }
 
     /// How many signals are registered.

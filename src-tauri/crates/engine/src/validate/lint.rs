@@ -14,11 +14,7 @@ use crate::report::Report;
 use crate::signal::Behavior;
 
 pub(super) fn warn(crew: &Crew, loaded: &[LoadedAgent], id_spans: &[Span], report: &mut Report) {
-    let stand_ins: HashSet<&str> = loaded
-        .iter()
-        .filter(|l| l.missing)
-        .filter_map(|l| l.listed_id.as_ref().map(|id| id.as_str()))
-        .collect();
+    let stand_ins: HashSet<&str> = loaded.iter().filter(|l| l.missing).filter_map(|l| l.listed_id.as_ref().map(|id| id.as_str())).collect();
     // Without a valid entry point every agent would look unreachable.
     if crew.routing.strategy == Strategy::Signals && crew.agent(crew.entry_point.as_str()).is_some() {
         warn_routes(crew, id_spans, &stand_ins, report);
@@ -79,9 +75,7 @@ fn warn_routes(crew: &Crew, id_spans: &[Span], stand_ins: &HashSet<&str>, report
         let has_exit = agent.is_terminal
             || agent.wait_for_signal
             || !agent.handoff_targets.is_empty()
-            || rules_of(id).iter().any(|rule| {
-                !rule.targets.is_empty() || matches!(rule.behavior, Behavior::Terminate | Behavior::Pause)
-            });
+            || rules_of(id).iter().any(|rule| !rule.targets.is_empty() || matches!(rule.behavior, Behavior::Terminate | Behavior::Pause));
         if !has_exit && !passes_on {
             report.at(span, Problem::NoWayOut { agent: id.to_owned() }, subject);
         }
@@ -95,9 +89,7 @@ fn warn_tools(crew: &Crew, loaded: &[LoadedAgent], report: &mut Report) {
         BUILTIN_TOOLS.contains(&tool)
             || crew.tool_servers.iter().any(|server| {
                 tool == server.name
-                    || tool
-                        .strip_prefix(server.name.as_str())
-                        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('/'))
+                    || tool.strip_prefix(server.name.as_str()).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('/'))
             })
     };
     let by_id = super::loaded_by_id(loaded);

@@ -22,8 +22,7 @@ use marked_yaml::{Span, Spanned};
 use unicode_normalization::char::is_combining_mark;
 
 use crate::crew::{
-    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, Routing, Settings, Strategy,
-    ToolServer, DEFAULT_MAX_ITERATIONS,
+    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, Routing, Settings, Strategy, ToolServer, DEFAULT_MAX_ITERATIONS,
 };
 use crate::diagnostic::{Problem, Subject};
 use crate::file::{is_null, AgentFile, CrewFile, ModelFile};
@@ -313,14 +312,7 @@ fn build_settings(file: &CrewFile, report: &mut Report) -> Settings {
     settings
 }
 
-fn check_strategy(
-    file: &CrewFile,
-    agents: &[Agent],
-    entry: &AgentId,
-    routing: &mut Routing,
-    known: &HashSet<String>,
-    report: &mut Report,
-) {
+fn check_strategy(file: &CrewFile, agents: &[Agent], entry: &AgentId, routing: &mut Routing, known: &HashSet<String>, report: &mut Report) {
     let Some(routing_file) = file.routing.as_ref() else { return };
     let at = routing_file.strategy.as_ref().map(|s| *s.span()).unwrap_or_else(Span::new_blank);
     if let Some(finalizer) = routing_file.finalizer.as_ref().filter(|f| !is_null(f)) {
@@ -380,7 +372,9 @@ fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
     for (name, server) in &servers.0 {
         match server.command.as_ref().filter(|c| !c.trim().is_empty()) {
             Some(command) => out.push(ToolServer { name: name.to_string(), command: command.clone(), args: server.args.clone() }),
-            None => report.at(name.span(), Problem::MissingField { field: format!("tools.servers.{}.command", name.as_str()) }, Subject::Crew),
+            None => {
+                report.at(name.span(), Problem::MissingField { field: format!("tools.servers.{}.command", name.as_str()) }, Subject::Crew)
+            }
         }
     }
     out
@@ -393,7 +387,14 @@ mod tests {
 
     #[test]
     fn the_router_temperature_is_kept_when_it_is_between_0_and_2() {
-        let crew = |t: &str| load_str("c.yaml", &format!("entry_point: a\nagents: [{{ id: a }}, {{ id: b }}]\nrouting:\n  strategy: llm\n  router: {{ temperature: {t} }}\n"));
+        let crew = |t: &str| {
+            load_str(
+                "c.yaml",
+                &format!(
+                    "entry_point: a\nagents: [{{ id: a }}, {{ id: b }}]\nrouting:\n  strategy: llm\n  router: {{ temperature: {t} }}\n"
+                ),
+            )
+        };
         assert_eq!(crew("0.7").crew.unwrap().routing.router_temperature, Some(0.7));
         let hot = crew("5");
         assert_eq!(hot.errors().next().unwrap().to_string(), "c.yaml:5:26: agent 'router' temperature 5 is out of range (0 to 2)");
@@ -407,7 +408,8 @@ mod tests {
         for bad in ["ftp://host", "http://", "https:///path", "gate.example.com", "http://a b", ""] {
             assert!(!is_web_address(bad), "{bad}");
         }
-        let yaml = "entry_point: a\nagents: [{ id: a }, { id: b }]\nrouting:\n  strategy: gatekeeper\n  gatekeeper: { url: \"ftp://gate\" }\n";
+        let yaml =
+            "entry_point: a\nagents: [{ id: a }, { id: b }]\nrouting:\n  strategy: gatekeeper\n  gatekeeper: { url: \"ftp://gate\" }\n";
         let loaded = load_str("c.yaml", yaml);
         let error = loaded.errors().next().expect("an error");
         assert_eq!(error.to_string(), "c.yaml:5:22: routing.gatekeeper.url 'ftp://gate' is not an http:// or https:// address");

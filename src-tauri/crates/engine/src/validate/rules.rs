@@ -118,7 +118,8 @@ pub(super) fn build_rules(
                 };
                 if let Some(first) = sound.iter().map(|&i| &kept[i]).find(|earlier| same(earlier)) {
                     let (first, second) = (first.index, checked.index);
-                    let problem = Problem::RepeatedRule { agent: agent.to_string(), signal: checked.signal.to_string(), first, second, strict };
+                    let problem =
+                        Problem::RepeatedRule { agent: agent.to_string(), signal: checked.signal.to_string(), first, second, strict };
                     let at = rule.signal.as_ref().map_or(*rule.span(), |s| *s.span());
                     report.at(&at, problem, subject);
                 }
@@ -230,9 +231,8 @@ fn check_targets(
             None
         }
     };
-    let unknown = |target: &Spanned<String>| {
-        (*target.span(), Problem::UnknownTarget { signal: signal.to_owned(), target: target.to_string() })
-    };
+    let unknown =
+        |target: &Spanned<String>| (*target.span(), Problem::UnknownTarget { signal: signal.to_owned(), target: target.to_string() });
     if behavior != Behavior::Broadcast && targets.len() > 1 {
         let problem = Problem::TooManyTargets { signal: signal.to_owned(), count: targets.len() as u32 };
         problems.push((*targets[1].span(), problem));

@@ -27,8 +27,7 @@ pub(super) fn build_registry(
     groups: &HashSet<String>,
     report: &mut Report,
 ) -> (SignalRegistry, HashSet<String>) {
-    let mut registry =
-        Registering { registry: SignalRegistry::new(), normalized: HashMap::new(), refused: HashSet::new() };
+    let mut registry = Registering { registry: SignalRegistry::new(), normalized: HashMap::new(), refused: HashSet::new() };
     match &file.signals {
         Some(declared) => {
             for (index, entry) in declared.iter().enumerate() {
@@ -39,8 +38,8 @@ pub(super) fn build_registry(
     }
     let Registering { mut registry, normalized, refused } = registry;
     for builtin in builtins() {
-        let shadowed = registry.lookup(builtin.name.as_str()).is_some()
-            || normalized.contains_key(&normalize(inner(builtin.name.as_str())));
+        let shadowed =
+            registry.lookup(builtin.name.as_str()).is_some() || normalized.contains_key(&normalize(inner(builtin.name.as_str())));
         if !shadowed {
             registry.insert(builtin);
         }
@@ -161,10 +160,7 @@ fn declare(
 /// The regex library's one-line reason (its message also draws the pattern).
 fn regex_detail(error: &regex::Error) -> String {
     let text = error.to_string();
-    text.lines()
-        .find_map(|line| line.trim().strip_prefix("error: "))
-        .unwrap_or(text.lines().last().unwrap_or_default())
-        .to_owned()
+    text.lines().find_map(|line| line.trim().strip_prefix("error: ")).unwrap_or(text.lines().last().unwrap_or_default()).to_owned()
 }
 
 /// The behaviour a rule's target implies when the crew has no `signals:` section.

@@ -37,8 +37,7 @@ fn bad_indentation_is_a_syntax_error_on_the_misplaced_line() {
 fn tab_indentation_points_at_the_tab() {
     let name = "malformed_tab_indentation.yaml";
     let text = fixture_text(name);
-    let expected =
-        format!("{name}:{}: YAML syntax error: tabs disallowed within this context (block indentation)", pos(&text, "\t"));
+    let expected = format!("{name}:{}: YAML syntax error: tabs disallowed within this context (block indentation)", pos(&text, "\t"));
     assert_eq!(only_error(name), expected);
     // The window explains it in plain words.
     let plain = &load_fixture(name).diagnostics[0].plain;
@@ -58,7 +57,8 @@ fn tab_after_a_line_with_a_value_is_reported_on_the_tab_line_not_the_line_before
 /// Regression companion: a tab inside a block scalar's text is content, not indentation.
 #[test]
 fn tab_inside_a_system_prompt_is_not_an_error() {
-    let yaml = "entry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    system_prompt: |\n      code:\n      \tindented with a tab\n";
+    let yaml =
+        "entry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    system_prompt: |\n      code:\n      \tindented with a tab\n";
     let loaded = load_str("crew.yaml", yaml);
     assert!(loaded.is_valid(), "{:?}", loaded.diagnostics);
     assert!(loaded.crew.unwrap().agents[0].system_prompt.contains("\tindented"));
@@ -69,8 +69,7 @@ fn unclosed_quote_points_at_the_opening_quote() {
     let name = "malformed_unclosed_quote.yaml";
     let text = fixture_text(name);
     // The parser reads on into the next line and gives up there; it names the quote.
-    let expected =
-        format!("{name}:{}: YAML syntax error: invalid indentation in quoted scalar", pos(&text, "\"You are"));
+    let expected = format!("{name}:{}: YAML syntax error: invalid indentation in quoted scalar", pos(&text, "\"You are"));
     assert_eq!(only_error(name), expected);
 }
 
@@ -145,10 +144,7 @@ fn directory_without_crew_yaml_says_it_is_not_a_crew_directory() {
     let path = fixture("dir_without_crew_yaml");
     let loaded = load_path(&path);
     assert!(loaded.crew.is_none());
-    assert_eq!(
-        fixture_listing(&loaded),
-        [format!("dir_without_crew_yaml:1:1: '{}' is a directory without a crew.yaml", path.display())]
-    );
+    assert_eq!(fixture_listing(&loaded), [format!("dir_without_crew_yaml:1:1: '{}' is a directory without a crew.yaml", path.display())]);
 }
 
 #[test]
@@ -210,10 +206,43 @@ fn old_mac_line_endings_count_as_line_breaks() {
 /// Characters that make YAML interesting: structure, quotes, tabs, a BOM, CR, non-ASCII.
 fn yamlish() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
-        "name: x\n", "entry_point: a\n", "agents:\n", "  - id: a\n", "  - ", "    ", "\t", "\r\n", "\n", ":", "- ", "[",
-        "]", "{", "}", "\"", "'", "#", "&a ", "*a", "!tag ", "|\n", "signals:\n", "routing:\n", "  signals:\n",
-        "    a:\n", "      - { signal: \"[END]\", target: \"\" }\n", "target: [a, b]\n", "Kết", "ß", "\u{feff}", "~",
-        "null", "12", "-1", "true", "1e9",
+        "name: x\n",
+        "entry_point: a\n",
+        "agents:\n",
+        "  - id: a\n",
+        "  - ",
+        "    ",
+        "\t",
+        "\r\n",
+        "\n",
+        ":",
+        "- ",
+        "[",
+        "]",
+        "{",
+        "}",
+        "\"",
+        "'",
+        "#",
+        "&a ",
+        "*a",
+        "!tag ",
+        "|\n",
+        "signals:\n",
+        "routing:\n",
+        "  signals:\n",
+        "    a:\n",
+        "      - { signal: \"[END]\", target: \"\" }\n",
+        "target: [a, b]\n",
+        "Kết",
+        "ß",
+        "\u{feff}",
+        "~",
+        "null",
+        "12",
+        "-1",
+        "true",
+        "1e9",
     ]);
     prop::collection::vec(pieces, 0..40).prop_map(|parts| parts.concat())
 }

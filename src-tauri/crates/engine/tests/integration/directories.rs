@@ -27,7 +27,8 @@ fn problems(dir: &Path) -> Vec<String> {
     listing(&load_path(dir), dir)
 }
 
-const TWO_AGENTS: &str = "name: Pair\nentry_point: a\nagents:\n  - a\n  - b\nrouting:\n  signals:\n    a:\n      - { signal: \"[NEXT]\", target: b }\n";
+const TWO_AGENTS: &str =
+    "name: Pair\nentry_point: a\nagents:\n  - a\n  - b\nrouting:\n  signals:\n    a:\n      - { signal: \"[NEXT]\", target: b }\n";
 const AGENT_A: &str = "id: a\nname: A\n";
 const AGENT_B: &str = "id: b\nname: B\nis_terminal: true\n";
 
@@ -164,11 +165,7 @@ fn agent_id_that_is_a_path_never_reads_a_file_outside_agents() {
     ]);
     let crew_path = dir.path().join("crew");
     let loaded = load_path(&crew_path);
-    assert!(
-        loaded.files.iter().all(|f| !f.ends_with("outside.yaml")),
-        "read a file outside agents/: {:?}",
-        loaded.files
-    );
+    assert!(loaded.files.iter().all(|f| !f.ends_with("outside.yaml")), "read a file outside agents/: {:?}", loaded.files);
     let text = fs::read_to_string(crew_path.join("crew.yaml")).unwrap();
     let message = "agent id '../outside' may only contain letters, digits, '_', '-' and '.'";
     assert_eq!(listing(&loaded, &crew_path), [format!("crew.yaml:{}: {message}", pos(&text, "../outside"))]);

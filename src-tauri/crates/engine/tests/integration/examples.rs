@@ -232,8 +232,7 @@ fn support_triage_draws_scoring_edges_to_every_specialist_and_on_to_the_closer()
     assert_eq!(crew.routing.strategy, Strategy::Scoring);
     let view = view_of(&crew);
     let edges = |kind: EdgeKind| -> Vec<(String, String)> {
-        let mut pairs: Vec<_> =
-            view.edges.iter().filter(|e| e.kind == kind).map(|e| (e.source.clone(), e.target.clone())).collect();
+        let mut pairs: Vec<_> = view.edges.iter().filter(|e| e.kind == kind).map(|e| (e.source.clone(), e.target.clone())).collect();
         pairs.sort();
         pairs
     };

@@ -14,8 +14,7 @@ fn view_of(crew: &Crew) -> GraphView {
 
 /// `(source, target, kind, label)` of every edge, sorted, for whole-graph comparisons.
 fn edges(view: &GraphView) -> Vec<(String, String, EdgeKind, String)> {
-    let mut edges: Vec<_> =
-        view.edges.iter().map(|e| (e.source.clone(), e.target.clone(), e.kind, e.label.clone())).collect();
+    let mut edges: Vec<_> = view.edges.iter().map(|e| (e.source.clone(), e.target.clone(), e.kind, e.label.clone())).collect();
     edges.sort_by(|a, b| (&a.0, &a.1, &a.3).cmp(&(&b.0, &b.1, &b.3)));
     edges
 }
@@ -91,7 +90,10 @@ fn classroom_nodes_carry_card_details_and_group_frames() {
     let round = node("group:round");
     assert_eq!(round.kind, NodeKind::Group);
     let info = round.group.as_ref().unwrap();
-    assert_eq!((info.members.clone(), info.timeout_ms, info.wait_for_all), (vec!["student".to_owned(), "reporter".to_owned()], 30_000, false));
+    assert_eq!(
+        (info.members.clone(), info.timeout_ms, info.wait_for_all),
+        (vec!["student".to_owned(), "reporter".to_owned()], 30_000, false)
+    );
     // A frame must come before the nodes inside it (React Flow's parent rule).
     let index = |id: &str| view.nodes.iter().position(|n| n.id == id).unwrap();
     assert!(index("group:round") < index("agent:student"));
@@ -127,7 +129,8 @@ routing:
     let view = view_of(&valid(yaml));
     let shared = view.nodes.iter().find(|n| n.id == "agent:shared").unwrap();
     assert_eq!(shared.parent, None, "one node cannot sit in two frames");
-    let members: Vec<_> = view.edges.iter().filter(|e| e.kind == EdgeKind::Membership).map(|e| (e.source.as_str(), e.target.as_str())).collect();
+    let members: Vec<_> =
+        view.edges.iter().filter(|e| e.kind == EdgeKind::Membership).map(|e| (e.source.as_str(), e.target.as_str())).collect();
     assert_eq!(members, [("group:g1", "agent:shared"), ("group:g2", "agent:shared")]);
     assert_eq!(view.nodes.iter().find(|n| n.id == "agent:c").unwrap().parent.as_deref(), Some("group:g1"));
 }
@@ -161,7 +164,10 @@ fn problems_are_badged_on_the_node_or_edge_they_concern() {
     let mut broadcast = view.targets_of(&rule(2));
     broadcast.sort();
     assert_eq!(broadcast, ["rule:teacher:2:agent:reporter", "rule:teacher:2:agent:student"], "one edge per target");
-    assert_eq!(view.targets_of(&Subject::Handoff { agent: "student".into(), target: "teacher".into() }), ["fallback:student:agent:teacher"]);
+    assert_eq!(
+        view.targets_of(&Subject::Handoff { agent: "student".into(), target: "teacher".into() }),
+        ["fallback:student:agent:teacher"]
+    );
     assert_eq!(view.targets_of(&Subject::Signal { signal: "[HELP]".into() }), ["rule:teacher:1:agent:helper"]);
     // Whatever is badged exists in the view.
     for id in view.targets_of(&rule(0)) {
@@ -176,8 +182,7 @@ fn a_rule_whose_edge_cannot_be_drawn_is_badged_on_its_agent() {
     let loaded = load(yaml);
     let crew = loaded.crew.as_ref().unwrap();
     let view = view_of(crew);
-    let badges: Vec<(String, Vec<String>)> =
-        loaded.diagnostics.iter().map(|d| (d.message.clone(), view.targets_of(&d.subject))).collect();
+    let badges: Vec<(String, Vec<String>)> = loaded.diagnostics.iter().map(|d| (d.message.clone(), view.targets_of(&d.subject))).collect();
     assert_eq!(
         badges,
         [

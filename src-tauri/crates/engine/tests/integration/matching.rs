@@ -119,10 +119,8 @@ fn one_scan_reports_every_signal_of_the_crew_with_its_level_and_place() {
     let crew = valid(CREW);
     let reply = "[question] first. Then [ROUTE_EXECUTOR], then [ kết thúc ] and [Done]. [NEXT_TIME]";
     let found = crew.matcher.scan(reply);
-    let seen: Vec<(String, MatchLevel, &str)> = found
-        .iter()
-        .map(|m| (crew.signals.get(m.signal).name.to_string(), m.level, &reply[m.start..m.end]))
-        .collect();
+    let seen: Vec<(String, MatchLevel, &str)> =
+        found.iter().map(|m| (crew.signals.get(m.signal).name.to_string(), m.level, &reply[m.start..m.end])).collect();
     // In reply order, each once; built-ins the crew did not use are found too.
     assert_eq!(
         seen,

@@ -16,8 +16,7 @@ use unicode_normalization::UnicodeNormalization;
 /// "Format: `[NAME]`, at least one character inside, letters of any script, digits, `_`, `-` and spaces."
 fn reference_is_valid(signal: &str) -> bool {
     let Some(inner) = signal.strip_prefix('[').and_then(|s| s.strip_suffix(']')) else { return false };
-    !inner.is_empty()
-        && inner.chars().all(|c| c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '_' | '-' | ' '))
+    !inner.is_empty() && inner.chars().all(|c| c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '_' | '-' | ' '))
 }
 
 /// "case-folded (Unicode, not ASCII only)".
@@ -29,11 +28,7 @@ fn fold(text: &str) -> String {
 /// space, then trimmed".
 fn normalize(text: &str) -> String {
     let composed: String = text.nfc().collect();
-    fold(&composed)
-        .split(|c: char| c.is_whitespace() || c == '_' || c == '-')
-        .filter(|word| !word.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    fold(&composed).split(|c: char| c.is_whitespace() || c == '_' || c == '-').filter(|word| !word.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// "every bracketed span of the reply (from a `[` to the next `]` with no `[` between them)".
@@ -60,10 +55,7 @@ fn reference_level(signal: &str, reply: &str) -> MatchLevel {
         MatchLevel::Exact
     } else if fold(reply).contains(&fold(signal)) {
         MatchLevel::CaseInsensitive
-    } else if bracket_spans(reply)
-        .into_iter()
-        .any(|span| normalize(without_brackets(span)) == normalize(without_brackets(signal)))
-    {
+    } else if bracket_spans(reply).into_iter().any(|span| normalize(without_brackets(span)) == normalize(without_brackets(signal))) {
         MatchLevel::Normalized
     } else {
         MatchLevel::None

@@ -24,10 +24,7 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// The repository's `crews/` folder of example crews.
 pub fn crews_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../crews")
-        .canonicalize()
-        .expect("the repository has a crews/ folder")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../crews").canonicalize().expect("the repository has a crews/ folder")
 }
 
 /// Loads a fixture from disk, as the CLI does.
@@ -97,10 +94,7 @@ pub fn pos_nth(text: &str, needle: &str, nth: usize) -> String {
 /// `LINE:COL` of `part` inside the `nth` occurrence of `needle`: with needle
 /// `target: teacher` and part `teacher`, where that target's value starts.
 pub fn pos_in(text: &str, needle: &str, nth: usize, part: &str) -> String {
-    let (start, _) = text
-        .match_indices(needle)
-        .nth(nth)
-        .unwrap_or_else(|| panic!("{needle:?} occurs fewer than {} times", nth + 1));
+    let (start, _) = text.match_indices(needle).nth(nth).unwrap_or_else(|| panic!("{needle:?} occurs fewer than {} times", nth + 1));
     let inner = needle.find(part).unwrap_or_else(|| panic!("{part:?} is not inside {needle:?}"));
     let before = &text[..start + inner];
     let line = before.matches('\n').count() + 1;

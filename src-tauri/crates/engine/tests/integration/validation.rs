@@ -4,9 +4,7 @@
 
 use crewgraph_engine::Problem;
 
-use crate::support::{
-    all, at, at_nth, errors, fixture_listing, fixture_text, load, load_fixture, pos_in, pos_nth, warnings,
-};
+use crate::support::{all, at, at_nth, errors, fixture_listing, fixture_text, load, load_fixture, pos_in, pos_nth, warnings};
 
 /// `NAME:LINE:COL: message` for the `nth` occurrence of `needle` in fixture `name`.
 fn in_fixture(name: &str, needle: &str, nth: usize, message: &str) -> String {
@@ -200,7 +198,13 @@ fn every_error_of_a_file_is_reported_in_one_load_in_file_order() {
         in_fixture(name, "unknown_agent", 0, "signal '[NEXT]' targets unknown agent 'unknown_agent'"),
         in_fixture(name, "other_agent", 0, "termination signal '[END]' must have empty target, got 'other_agent'"),
         in_fixture(name, "\"[NEXT]\"", 1, "routing signal '[NEXT]' needs a target"),
-        in_fixture_part(name, "target: teacher", 0, "teacher", "signal '[QUESTION]' target 'teacher' is not one of its valid targets: student, reporter"),
+        in_fixture_part(
+            name,
+            "target: teacher",
+            0,
+            "teacher",
+            "signal '[QUESTION]' target 'teacher' is not one of its valid targets: student, reporter",
+        ),
         in_fixture(name, "\"[QUESTION]\"", 2, "agent 'reporter' is not allowed to emit signal '[QUESTION]'"),
         in_fixture_part(name, "target: teacher", 1, "teacher", "termination signal '[GRADE]' must have empty target, got 'teacher'"),
         in_fixture(name, "x]", 0, "parallel group 'exam_round' names unknown agent 'x'"),
@@ -253,7 +257,8 @@ fn rules_written_as_one_text_instead_of_a_list_name_the_agent() {
 
 #[test]
 fn wrong_kind_of_value_in_a_parallel_group_names_the_group() {
-    let yaml = "entry_point: a\nagents:\n  - id: a\nrouting:\n  parallel_groups:\n    first:\n      agents: [a]\n    second:\n      agents: a\n";
+    let yaml =
+        "entry_point: a\nagents:\n  - id: a\nrouting:\n  parallel_groups:\n    first:\n      agents: [a]\n    second:\n      agents: a\n";
     let message = "'routing.parallel_groups.second.agents' should be a list, not the text \"a\"";
     assert_eq!(all(&load(yaml)), [format!("crew.yaml:{}: {message}", pos_in(yaml, "agents: a\n", 0, "a\n"))]);
 }

@@ -241,7 +241,8 @@ routing:
 "#;
     assert_eq!(all(&load(yaml)), Vec::<String>::new());
     // The twin: handed the run by a route, the listener would be stuck.
-    let routed = yaml.replace("      - { signal: \"[END]\"", "      - { signal: \"[NEXT]\", target: listener }\n      - { signal: \"[END]\"");
+    let routed =
+        yaml.replace("      - { signal: \"[END]\"", "      - { signal: \"[NEXT]\", target: listener }\n      - { signal: \"[END]\"");
     let message = "warning: agent 'listener' has no way out (no signal, no handoff target, not terminal)";
     assert_eq!(all(&load(&routed)), [at(&routed, "listener\n", message)]);
 }

@@ -214,7 +214,8 @@ async fn serve(mut socket: TcpStream, answer: Option<Answer>, recorded: Arc<Mute
 
 async fn write_stream_head(socket: &mut TcpStream, chunked: bool) -> std::io::Result<()> {
     let encoding = if chunked { "Transfer-Encoding: chunked\r\n" } else { "" };
-    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n{encoding}Connection: close\r\n\r\n");
+    let head =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n{encoding}Connection: close\r\n\r\n");
     socket.write_all(head.as_bytes()).await?;
     socket.flush().await
 }

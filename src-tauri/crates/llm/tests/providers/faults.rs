@@ -9,17 +9,16 @@
 //! small (milliseconds), and every case runs under a 10 s timeout, so a hang fails
 //! instead of blocking the suite.
 
-
 use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::fault_server::{Answer, FaultServer};
 use crewgraph_engine::run::history::Visible;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, Message, Usage};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::keys::Secret;
 use crewgraph_llm::{AnthropicClient, Limits, OpenAiClient};
-use crate::fault_server::{Answer, FaultServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -88,10 +87,8 @@ fn anthropic(server: &FaultServer, limits: Limits) -> AnthropicClient {
 /// An OpenAI chat-completions stream of `pieces`: one chunk each, then the finish
 /// reason, the usage and `[DONE]`.
 fn openai_stream(pieces: &[&str]) -> Vec<String> {
-    let mut chunks: Vec<String> = pieces
-        .iter()
-        .map(|piece| sse(None, &json!({"choices": [{"index": 0, "delta": {"content": piece}}]})))
-        .collect();
+    let mut chunks: Vec<String> =
+        pieces.iter().map(|piece| sse(None, &json!({"choices": [{"index": 0, "delta": {"content": piece}}]}))).collect();
     chunks.push(sse(None, &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})));
     chunks.push(sse(None, &json!({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": pieces.len()}})));
     chunks.push("data: [DONE]\n\n".to_owned());
@@ -102,7 +99,10 @@ fn openai_stream(pieces: &[&str]) -> Vec<String> {
 fn anthropic_stream(pieces: &[&str]) -> Vec<String> {
     let mut chunks = vec![
         sse(Some("message_start"), &json!({"type": "message_start", "message": {"usage": {"input_tokens": 7, "output_tokens": 1}}})),
-        sse(Some("content_block_start"), &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
+        sse(
+            Some("content_block_start"),
+            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
     ];
     for piece in pieces {
         chunks.push(sse(
@@ -172,7 +172,8 @@ async fn openai_a_429_with_retry_after_waits_that_long_before_trying_again() {
 #[tokio::test]
 async fn openai_a_retry_after_beyond_max_wait_fails_at_once_saying_how_long_was_asked() {
     bounded(async {
-        let server = FaultServer::start(vec![Answer::status_with(429, &[("Retry-After", "120")], r#"{"error": {"message": "quota"}}"#)]).await;
+        let server =
+            FaultServer::start(vec![Answer::status_with(429, &[("Retry-After", "120")], r#"{"error": {"message": "quota"}}"#)]).await;
         let outcome = ask(&openai(&server, quick())).await;
         let error = outcome.failure();
         assert!(error.contains("rate limited: the server asks to wait 120 s before trying again"), "{error}");

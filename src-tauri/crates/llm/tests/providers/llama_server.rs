@@ -543,7 +543,6 @@ async fn the_local_model_ends_every_reply_with_one_of_the_signals() {
     .await;
 }
 
-
 #[tokio::test]
 async fn the_local_model_starts_its_server_again_when_it_died() {
     let model = LocalModel::new();

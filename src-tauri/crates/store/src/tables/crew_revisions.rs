@@ -61,18 +61,15 @@ fn save(conn: &Connection, new: &NewCrewRevision) -> Result<u32, Fault> {
     let revision: u32 = conn
         .prepare_cached("SELECT coalesce(max(revision), 0) + 1 FROM crew_revisions WHERE crew = ?1")?
         .query_row([crew], |row| row.get(0))?;
-    conn.prepare_cached(
-        "INSERT INTO crew_revisions (crew, revision, name, yaml, fingerprint, saved_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![crew, revision, new.name, new.yaml, new.fingerprint, to_sql_int(new.saved_at.0, "the save time")?])?;
+    conn.prepare_cached("INSERT INTO crew_revisions (crew, revision, name, yaml, fingerprint, saved_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?
+        .execute(params![crew, revision, new.name, new.yaml, new.fingerprint, to_sql_int(new.saved_at.0, "the save time")?])?;
     Ok(revision)
 }
 
 fn list(conn: &Connection, path: &str) -> Result<Vec<CrewRevision>, Fault> {
     let Some(crew) = crews::find(conn, path)? else { return Ok(Vec::new()) };
-    let mut statement = conn.prepare_cached(
-        "SELECT revision, name, yaml, fingerprint, saved_at FROM crew_revisions WHERE crew = ?1 ORDER BY revision",
-    )?;
+    let mut statement =
+        conn.prepare_cached("SELECT revision, name, yaml, fingerprint, saved_at FROM crew_revisions WHERE crew = ?1 ORDER BY revision")?;
     let mut rows = statement.query([crew])?;
     let mut revisions = Vec::new();
     while let Some(row) = rows.next()? {

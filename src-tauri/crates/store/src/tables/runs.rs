@@ -83,10 +83,7 @@ pub(crate) fn position(conn: &Connection, id: &RunId) -> Result<Option<Position>
         .query_row([id.as_str()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)))
         .optional()?;
     let Some((next_seq, history_len)) = row else { return Ok(None) };
-    Ok(Some(Position {
-        next_seq: from_sql_int(next_seq, "the next seq")?,
-        history_len: from_sql_int(history_len, "the history length")?,
-    }))
+    Ok(Some(Position { next_seq: from_sql_int(next_seq, "the next seq")?, history_len: from_sql_int(history_len, "the history length")? }))
 }
 
 /// Adds a run with the snapshot of its first step (step 0) and returns its row

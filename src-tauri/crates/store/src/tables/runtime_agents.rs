@@ -55,8 +55,7 @@ fn list(conn: &Connection, crew_path: &str) -> Result<Vec<RuntimeAgent>, Fault> 
 
 fn remove(conn: &Connection, crew_path: &str, id: &AgentId) -> Result<bool, Fault> {
     let Some(crew) = crews::find(conn, crew_path)? else { return Ok(false) };
-    let removed =
-        conn.prepare_cached("DELETE FROM runtime_agents WHERE crew = ?1 AND agent = ?2")?.execute(params![crew, id.as_str()])?;
+    let removed = conn.prepare_cached("DELETE FROM runtime_agents WHERE crew = ?1 AND agent = ?2")?.execute(params![crew, id.as_str()])?;
     Ok(removed > 0)
 }
 

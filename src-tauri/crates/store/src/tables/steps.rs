@@ -66,8 +66,8 @@ impl StepRow {
             _ => None,
         };
         let pairs: Vec<(u64, &EventKind)> = step.events.iter().map(|e| (e.timestamp.0, &e.kind)).collect();
-        let events = serde_json::to_string(&pairs)
-            .map_err(|err| Fault::Unwritable(format!("the step's events do not encode as JSON: {err}")))?;
+        let events =
+            serde_json::to_string(&pairs).map_err(|err| Fault::Unwritable(format!("the step's events do not encode as JSON: {err}")))?;
         let history = serde_json::to_string(&step.history)
             .map_err(|err| Fault::Unwritable(format!("the step's history messages do not encode as JSON: {err}")))?;
         Ok(StepRow { seqs, events, history })
@@ -111,8 +111,7 @@ pub(crate) fn events(conn: &Connection, run: i64, id: &RunId, after: Option<u64>
         None => -1,
         Some(after) => i64::try_from(after).unwrap_or(i64::MAX),
     };
-    let mut statement =
-        conn.prepare_cached("SELECT first_seq, events FROM steps WHERE run = ?1 AND last_seq > ?2 ORDER BY last_seq")?;
+    let mut statement = conn.prepare_cached("SELECT first_seq, events FROM steps WHERE run = ?1 AND last_seq > ?2 ORDER BY last_seq")?;
     let mut rows = statement.query(params![run, after_sql])?;
     let mut events = Vec::new();
     while let Some(row) = rows.next()? {

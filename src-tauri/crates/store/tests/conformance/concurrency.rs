@@ -13,7 +13,8 @@ const STEPS: usize = 20;
 
 pub async fn many_runs_appending_at_once_keep_every_event_in_order(subject: Subject) {
     let store: Arc<dyn RunStore> = subject.store.clone();
-    let runs = write_at_once(store.clone(), RUNS, STEPS, |i| format!("run-{i:03}"), |i, turn| format!("run {i} turn {turn}: {}", reply(60))).await;
+    let runs =
+        write_at_once(store.clone(), RUNS, STEPS, |i| format!("run-{i:03}"), |i, turn| format!("run {i} turn {turn}: {}", reply(60))).await;
     for run in &runs {
         assert_eq!(run.events.len(), 2 + 3 * STEPS);
         run.assert_stored(&*store).await;

@@ -133,12 +133,7 @@ pub async fn runs_are_listed_newest_first_with_their_latest_snapshot(subject: Su
     let store = &*subject.store;
     assert!(store.list_runs().await.unwrap().is_empty());
     // Created in time order; two share a millisecond and list in reverse order of storing.
-    let mut runs = vec![
-        Run::new("run-a", 1_000),
-        Run::new("run-b", 2_000),
-        Run::new("run-c", 2_000),
-        Run::new("run-d", 3_000),
-    ];
+    let mut runs = vec![Run::new("run-a", 1_000), Run::new("run-b", 2_000), Run::new("run-c", 2_000), Run::new("run-d", 3_000)];
     for run in &mut runs {
         run.create(store).await.unwrap();
     }

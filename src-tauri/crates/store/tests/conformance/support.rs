@@ -8,8 +8,8 @@ use std::time::Duration;
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::ids::{AgentId, RunId, SignalName};
 use crewgraph_engine::run::{
-    Candidate, EventKind, Message, MemoryStore, RunEvent, RunRecord, RunSnapshot, RunStatus, RunStore, StepRecord, StoreError,
-    StoredRun, Timestamp, ToolCall, Turn, Usage,
+    Candidate, EventKind, MemoryStore, Message, RunEvent, RunRecord, RunSnapshot, RunStatus, RunStore, StepRecord, StoreError, StoredRun,
+    Timestamp, ToolCall, Turn, Usage,
 };
 use crewgraph_engine::signal::{Behavior, MatchLevel};
 use crewgraph_store::{SqliteStore, StoreOptions};
@@ -118,7 +118,11 @@ impl Run {
         let count = self.snapshot.handoffs + 1;
         let kinds = vec![
             EventKind::AgentStarted { agent: from.clone(), step: self.snapshot.steps + 1 },
-            EventKind::AgentResponse { agent: from.clone(), content: content.to_owned(), usage: Some(Usage { input_tokens: 40, output_tokens: 9, cost_usd: Some(0.000_2) }) },
+            EventKind::AgentResponse {
+                agent: from.clone(),
+                content: content.to_owned(),
+                usage: Some(Usage { input_tokens: 40, output_tokens: 9, cost_usd: Some(0.000_2) }),
+            },
             EventKind::Handoff { from: from.clone(), to: to.to_string(), reason: "signal [NEXT] (exact)".into(), handoff_count: count },
         ];
         let mut step = self.step(kinds, vec![Message::agent(&from, content)]);
@@ -236,14 +240,21 @@ pub fn every_event_kind() -> Vec<EventKind> {
         EventKind::Handoff { from: a.clone(), to: "student".into(), reason: "signal [QUESTION] (exact)".into(), handoff_count: 3 },
         EventKind::RoutingDecision {
             strategy: Strategy::Scoring,
-            candidates: Some(vec![Candidate { agent: AgentId::from("math"), score: 12 }, Candidate { agent: AgentId::from("art"), score: 0 }]),
+            candidates: Some(vec![
+                Candidate { agent: AgentId::from("math"), score: 12 },
+                Candidate { agent: AgentId::from("art"), score: 0 },
+            ]),
             chosen: "math".into(),
             reasoning: Some("most tags".into()),
             tokens: Some(vec!["sum".into(), "numbers".into()]),
         },
         EventKind::RoutingDecision { strategy: Strategy::Llm, candidates: None, chosen: "art".into(), reasoning: None, tokens: None },
         EventKind::ParallelStarted { group: "reviewers".into(), agents: vec![AgentId::from("r1"), AgentId::from("r2")] },
-        EventKind::ParallelFinished { group: "reviewers".into(), finished: vec![AgentId::from("r1")], timed_out: vec![AgentId::from("r2")] },
+        EventKind::ParallelFinished {
+            group: "reviewers".into(),
+            finished: vec![AgentId::from("r1")],
+            timed_out: vec![AgentId::from("r2")],
+        },
         EventKind::HistoryTrimmed { agent: a.clone(), dropped: 4 },
         EventKind::Paused { agent: a.clone(), signal: Some(SignalName::from("[ASK]")) },
         EventKind::Paused { agent: a.clone(), signal: None },

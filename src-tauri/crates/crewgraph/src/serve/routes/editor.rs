@@ -173,7 +173,10 @@ pub async fn yaml(State(state): State<AppState>, JsonBody(body): JsonBody<SpecBo
         (status = 400, description = "A spec that is not a crew's shape", body = ApiError),
     )
 )]
-pub async fn instructions(State(state): State<AppState>, JsonBody(body): JsonBody<InstructionsBody>) -> Result<Json<Option<String>>, HttpError> {
+pub async fn instructions(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<InstructionsBody>,
+) -> Result<Json<Option<String>>, HttpError> {
     Ok(Json(state.api.agent_instructions(&body.spec, &body.agent)?))
 }
 

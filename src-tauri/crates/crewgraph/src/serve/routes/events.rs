@@ -80,8 +80,7 @@ fn message(item: WatchItem) -> Event {
             )
         }
         WatchItem::Lagged => Event::default().event("lagged").data(
-            serde_json::json!({"message": "this client fell too far behind and was dropped: reconnect with Last-Event-ID"})
-                .to_string(),
+            serde_json::json!({"message": "this client fell too far behind and was dropped: reconnect with Last-Event-ID"}).to_string(),
         ),
     }
 }

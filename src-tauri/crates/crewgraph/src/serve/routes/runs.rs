@@ -198,9 +198,7 @@ pub async fn start(State(state): State<AppState>, JsonBody(request): JsonBody<St
 pub async fn get(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<RunDetail>, HttpError> {
     let id = RunId::from(id);
     let (run, crew) = state.api.run_and_crew(&id).await?;
-    let crew = crew
-        .filter(|path| state.crews.contains(path))
-        .map(|path| state.crews.name(&path.display().to_string()));
+    let crew = crew.filter(|path| state.crews.contains(path)).map(|path| state.crews.name(&path.display().to_string()));
     Ok(Json(RunDetail { live: state.api.is_live(&id), run, crew }))
 }
 
@@ -284,7 +282,11 @@ pub struct TypedReply {
         (status = 409, description = "The run is not going on here with typed replies", body = ApiError),
     )
 )]
-pub async fn reply(State(state): State<AppState>, Path(id): Path<String>, JsonBody(reply): JsonBody<TypedReply>) -> Result<Response, HttpError> {
+pub async fn reply(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(reply): JsonBody<TypedReply>,
+) -> Result<Response, HttpError> {
     state.api.type_reply(&RunId::from(id), &reply.agent, &reply.text)?;
     Ok(crate::serve::error::no_content())
 }

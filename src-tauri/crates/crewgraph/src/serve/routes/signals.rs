@@ -36,6 +36,9 @@ pub struct MatchRequest {
         (status = 400, description = "A malformed signal (`[]`, `END`), or a body that is not a MatchRequest", body = ApiError),
     )
 )]
-pub async fn match_signal(State(state): State<AppState>, JsonBody(request): JsonBody<MatchRequest>) -> Result<Json<MatchResult>, HttpError> {
+pub async fn match_signal(
+    State(state): State<AppState>,
+    JsonBody(request): JsonBody<MatchRequest>,
+) -> Result<Json<MatchResult>, HttpError> {
     Ok(Json(state.api.match_signal(&request.signal, &request.content)?))
 }

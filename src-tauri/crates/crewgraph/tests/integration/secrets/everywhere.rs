@@ -33,33 +33,20 @@ impl Written {
     fn assert_nowhere(&self, secret: &str, name: &str) {
         for needle in [secret, &secret[secret.len() / 2..]] {
             for (what, bytes) in &self.0 {
-                assert!(
-                    !contains(bytes, needle),
-                    "{name} leaked into {what}: {}",
-                    String::from_utf8_lossy(bytes)
-                );
+                assert!(!contains(bytes, needle), "{name} leaked into {what}: {}", String::from_utf8_lossy(bytes));
             }
         }
     }
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|w| w == needle.as_bytes())
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
 /// The `run_id` of the first JSON line of a run's output.
 fn run_id_of(run: &Run) -> String {
-    let first = run
-        .stdout
-        .lines()
-        .next()
-        .unwrap_or_else(|| panic!("the run printed nothing: {}", run.stderr));
-    parse(first)["run_id"]
-        .as_str()
-        .expect("a run id")
-        .to_owned()
+    let first = run.stdout.lines().next().unwrap_or_else(|| panic!("the run printed nothing: {}", run.stderr));
+    parse(first)["run_id"].as_str().expect("a run id").to_owned()
 }
 
 /// Every row of every table but `settings`, as text.
@@ -80,8 +67,7 @@ fn rows_outside_settings(db: &Path) -> String {
         while let Some(row) = rows.next().unwrap() {
             for column in 0..columns {
                 match row.get_ref(column).unwrap() {
-                    rusqlite::types::ValueRef::Text(bytes)
-                    | rusqlite::types::ValueRef::Blob(bytes) => {
+                    rusqlite::types::ValueRef::Text(bytes) | rusqlite::types::ValueRef::Blob(bytes) => {
                         text.push_str(&String::from_utf8_lossy(bytes));
                         text.push('\n');
                     }
@@ -103,15 +89,7 @@ struct Served {
 impl Served {
     fn start(dir: &Path, db: &Path) -> Served {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crewgraph"))
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-                "--db",
-                db.to_str().unwrap(),
-                "--crews",
-                dir.to_str().unwrap(),
-            ])
+            .args(["serve", "--addr", "127.0.0.1:0", "--db", db.to_str().unwrap(), "--crews", dir.to_str().unwrap()])
             .current_dir(dir)
             .env("CREWGRAPH_TOKEN", SERVE_TOKEN)
             .env("OPENAI_API_KEY", ENV_KEY)
@@ -122,10 +100,7 @@ impl Served {
             .expect("crewgraph serve starts");
         let output = Arc::new(Mutex::new(String::new()));
         let (first, read) = std::sync::mpsc::channel();
-        for pipe in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
+        for pipe in [Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())] {
             let (output, first) = (output.clone(), first.clone());
             std::thread::spawn(move || {
                 for line in BufReader::new(pipe).lines().map_while(Result::ok) {
@@ -136,18 +111,13 @@ impl Served {
         }
         let deadline = Instant::now() + COMMAND_LIMIT;
         let addr = loop {
-            let line = read
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("crewgraph serve says where it listens");
+            let line =
+                read.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("crewgraph serve says where it listens");
             if let Some(addr) = line.strip_prefix("crewgraph serve: listening on http://") {
                 break addr.to_owned();
             }
         };
-        Served {
-            child,
-            addr,
-            output,
-        }
+        Served { child, addr, output }
     }
 
     /// `GET path` with the server's token; the whole answer, head and body.
@@ -168,10 +138,7 @@ impl Served {
         unsafe { libc::kill(pid, libc::SIGTERM) };
         let deadline = Instant::now() + COMMAND_LIMIT;
         while self.child.try_wait().unwrap().is_none() {
-            assert!(
-                Instant::now() < deadline,
-                "crewgraph serve did not stop on SIGTERM"
-            );
+            assert!(Instant::now() < deadline, "crewgraph serve did not stop on SIGTERM");
             std::thread::sleep(Duration::from_millis(20));
         }
         let output = self.output.lock().unwrap().clone();
@@ -207,11 +174,7 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     let models: [(&str, String, &str); 4] = [
         ("kr", format!("{}/kr/v1", desk.base), "secrets-keyring"),
         ("en", format!("{}/en/v1", desk.base), "openai"),
-        (
-            "qu",
-            format!("{}/qu/v1?api-key={URL_KEY}", desk.base),
-            "secrets-none",
-        ),
+        ("qu", format!("{}/qu/v1?api-key={URL_KEY}", desk.base), "secrets-none"),
         ("ec", format!("{}/echo401/v1", desk.base), "secrets-keyring"),
     ];
     for (name, url, key) in &models {
@@ -235,19 +198,9 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     for name in model_names {
         let run = run_crew(dir, &db, &crew, name);
         let refused = name == "ec";
-        assert_eq!(
-            run.code,
-            i32::from(refused),
-            "the run on {name}: {}\n{}",
-            run.stdout,
-            run.stderr
-        );
+        assert_eq!(run.code, i32::from(refused), "the run on {name}: {}\n{}", run.stdout, run.stderr);
         if refused {
-            assert!(
-                run.stderr.contains("the API key was refused (401)"),
-                "{}",
-                run.stderr
-            );
+            assert!(run.stderr.contains("the API key was refused (401)"), "{}", run.stderr);
         }
         ids.push(run_id_of(&run));
         written.add_run(&format!("run on {name}"), &run);
@@ -263,32 +216,11 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     )
     .unwrap();
     let script = dir.join("gated-replies.yaml");
-    std::fs::write(
-        &script,
-        "replies:\n  lead:\n    - \"Plan: nothing more to do.\"\n",
-    )
-    .unwrap();
-    let run = cg(
-        dir,
-        &[
-            "run",
-            gated.to_str().unwrap(),
-            "--input",
-            "A note",
-            "--script",
-            script.to_str().unwrap(),
-            "--json",
-            "--db",
-            db_arg,
-        ],
-        "",
-    );
+    std::fs::write(&script, "replies:\n  lead:\n    - \"Plan: nothing more to do.\"\n").unwrap();
+    let run =
+        cg(dir, &["run", gated.to_str().unwrap(), "--input", "A note", "--script", script.to_str().unwrap(), "--json", "--db", db_arg], "");
     assert_eq!(run.code, 0, "the gated run: {}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("you sent Bearer [hidden]"),
-        "the gatekeeper's echo is kept, blanked: {}",
-        run.stdout
-    );
+    assert!(run.stdout.contains("you sent Bearer [hidden]"), "the gatekeeper's echo is kept, blanked: {}", run.stdout);
     ids.push(run_id_of(&run));
     written.add_run("the gated run", &run);
 
@@ -296,38 +228,18 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     let bearer = |path: &str, key: &str| {
         let requests = desk.requests_to(path);
         assert!(!requests.is_empty(), "{path} was asked");
-        assert!(
-            requests
-                .iter()
-                .all(|r| r.contains(&format!("Bearer {key}"))),
-            "{path} got its key: {requests:#?}"
-        );
+        assert!(requests.iter().all(|r| r.contains(&format!("Bearer {key}"))), "{path} got its key: {requests:#?}");
     };
     bearer("/kr/", KEYRING_KEY);
     bearer("/en/", ENV_KEY);
     bearer("/echo401/", KEYRING_KEY);
     bearer("/route", GATE_TOKEN);
     let query = desk.requests_to("/qu/");
-    assert!(
-        !query.is_empty()
-            && query.iter().all(|r| r
-                .lines()
-                .next()
-                .unwrap()
-                .contains(&format!("api-key={URL_KEY}"))),
-        "{query:#?}"
-    );
-    assert!(
-        query.iter().all(|r| !r.contains("Bearer")),
-        "a model whose key is nowhere sends none: {query:#?}"
-    );
+    assert!(!query.is_empty() && query.iter().all(|r| r.lines().next().unwrap().contains(&format!("api-key={URL_KEY}"))), "{query:#?}");
+    assert!(query.iter().all(|r| !r.contains("Bearer")), "a model whose key is nowhere sends none: {query:#?}");
 
     // What a person can read back: listings, replays, recordings.
-    for args in [
-        vec!["models"],
-        vec!["models", "--json"],
-        vec!["runs", "--json"],
-    ] {
+    for args in [vec!["models"], vec!["models", "--json"], vec!["runs", "--json"]] {
         let run = cg(dir, &[args.clone(), vec!["--db", db_arg]].concat(), "");
         written.add_run(&args.join(" "), &run);
     }
@@ -336,22 +248,14 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
         let replay = cg(dir, &["replay", id, "--json", "--db", db_arg], "");
         assert_eq!(replay.code, 0, "{}", replay.stderr);
         written.add_run(&format!("replay {id}"), &replay);
-        written.add(
-            format!("replay {id} (text)"),
-            cg(dir, &["replay", id, "--db", db_arg], "").stdout,
-        );
+        written.add(format!("replay {id} (text)"), cg(dir, &["replay", id, "--db", db_arg], "").stdout);
     }
     let api = Api::new(dir).with_sqlite(Arc::new(SqliteStore::open(&db).expect("the store opens")));
     block_on(async {
         for id in &ids {
             let file = dir.join(format!("{id}.recording.json"));
-            api.export_run(&RunId::from(id.as_str()), &file)
-                .await
-                .expect("the run is exported");
-            written.add(
-                format!("the recording of {id}"),
-                std::fs::read(&file).unwrap(),
-            );
+            api.export_run(&RunId::from(id.as_str()), &file).await.expect("the run is exported");
+            written.add(format!("the recording of {id}"), std::fs::read(&file).unwrap());
         }
         let views = api.list_models(false).await.unwrap();
         written.add("Settings' model list", serde_json::to_vec(&views).unwrap());
@@ -362,12 +266,7 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     for path in ["/models", "/runs"]
         .into_iter()
         .map(str::to_owned)
-        .chain(ids.iter().flat_map(|id| {
-            [
-                format!("/runs/{id}/recording"),
-                format!("/runs/{id}/events"),
-            ]
-        }))
+        .chain(ids.iter().flat_map(|id| [format!("/runs/{id}/recording"), format!("/runs/{id}/events")]))
     {
         written.add(format!("GET {path}"), served.get(&path));
     }
@@ -377,10 +276,7 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     let mut database = Written::default();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         if entry.file_name().to_string_lossy().starts_with("runs.db") {
-            database.add(
-                format!("the database file {}", entry.file_name().to_string_lossy()),
-                std::fs::read(entry.path()).unwrap(),
-            );
+            database.add(format!("the database file {}", entry.file_name().to_string_lossy()), std::fs::read(entry.path()).unwrap());
         }
     }
     for (secret, name) in [
@@ -395,10 +291,7 @@ fn keyring_a_key_in_every_place_reaches_its_server_and_nothing_else() {
     }
     written.assert_nowhere(URL_KEY, "the key in a base URL's query");
     let mut rows = Written::default();
-    rows.add(
-        "the database's tables but settings",
-        rows_outside_settings(&db),
-    );
+    rows.add("the database's tables but settings", rows_outside_settings(&db));
     rows.assert_nowhere(URL_KEY, "the key in a base URL's query");
 
     assert_eq!(cg(dir, &["keys", "remove", "secrets-keyring"], "").code, 0);

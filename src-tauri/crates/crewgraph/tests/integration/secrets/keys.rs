@@ -29,69 +29,28 @@ fn keyring_keys_are_set_used_replaced_and_removed_through_the_cli() {
 
     // Set.
     let set = cg(dir, &["keys", "set", NAME], &format!("{FIRST}\n"));
-    assert_eq!(
-        (set.code, set.stdout.trim()),
-        (0, "stored the key 'secrets-cli' in the keyring"),
-        "{}",
-        set.stderr
-    );
+    assert_eq!((set.code, set.stdout.trim()), (0, "stored the key 'secrets-cli' in the keyring"), "{}", set.stderr);
     assert_eq!(key_origin(dir, &db, "m").as_deref(), Some("keyring"));
-    assert!(
-        bearers(&run_on(dir, &db, &desk, "m", "/cli/"))
-            .iter()
-            .all(|k| k.as_deref() == Some(FIRST)),
-        "the stored key is sent"
-    );
+    assert!(bearers(&run_on(dir, &db, &desk, "m", "/cli/")).iter().all(|k| k.as_deref() == Some(FIRST)), "the stored key is sent");
 
     // Replace: the new key, never the old one.
     assert_eq!(cg(dir, &["keys", "set", NAME], SECOND).code, 0);
-    assert!(
-        bearers(&run_on(dir, &db, &desk, "m", "/cli/"))
-            .iter()
-            .all(|k| k.as_deref() == Some(SECOND)),
-        "the replaced key is sent"
-    );
+    assert!(bearers(&run_on(dir, &db, &desk, "m", "/cli/")).iter().all(|k| k.as_deref() == Some(SECOND)), "the replaced key is sent");
 
     // The keyring comes before the environment.
-    let env_var = format!(
-        "CREWGRAPH_{}_API_KEY",
-        NAME.to_uppercase().replace('-', "_")
-    );
+    let env_var = format!("CREWGRAPH_{}_API_KEY", NAME.to_uppercase().replace('-', "_"));
     let with_both = bearers(&run_on_env(dir, &db, &desk, (&env_var, FROM_ENV)));
-    assert!(
-        with_both.iter().all(|k| k.as_deref() == Some(SECOND)),
-        "the keyring's key wins: {with_both:?}"
-    );
+    assert!(with_both.iter().all(|k| k.as_deref() == Some(SECOND)), "the keyring's key wins: {with_both:?}");
 
     // Remove: then the environment's, then none.
     let removed = cg(dir, &["keys", "remove", NAME], "");
-    assert_eq!(
-        (removed.code, removed.stdout.trim()),
-        (0, "removed the key 'secrets-cli' from the keyring"),
-        "{}",
-        removed.stderr
-    );
+    assert_eq!((removed.code, removed.stdout.trim()), (0, "removed the key 'secrets-cli' from the keyring"), "{}", removed.stderr);
     let after = bearers(&run_on_env(dir, &db, &desk, (&env_var, FROM_ENV)));
-    assert!(
-        after.iter().all(|k| k.as_deref() == Some(FROM_ENV)),
-        "the environment's key once the keyring has none: {after:?}"
-    );
-    assert_eq!(
-        key_origin(dir, &db, "m"),
-        None,
-        "the listing's environment has no key for it"
-    );
-    assert!(
-        bearers(&run_on(dir, &db, &desk, "m", "/cli/"))
-            .iter()
-            .all(Option::is_none),
-        "no key anywhere: none sent"
-    );
+    assert!(after.iter().all(|k| k.as_deref() == Some(FROM_ENV)), "the environment's key once the keyring has none: {after:?}");
+    assert_eq!(key_origin(dir, &db, "m"), None, "the listing's environment has no key for it");
+    assert!(bearers(&run_on(dir, &db, &desk, "m", "/cli/")).iter().all(Option::is_none), "no key anywhere: none sent");
     let again = cg(dir, &["keys", "remove", NAME], "");
-    assert_eq!(
-        (again.code, again.stdout.trim()),
-        (0, "the keyring holds no key 'secrets-cli'")
-    );
+    assert_eq!((again.code, again.stdout.trim()), (0, "the keyring holds no key 'secrets-cli'"));
 
     // `crewgraph keys` says where the providers' keys come from, never the key.
     let set = cg(dir, &["keys", "set", "anthropic"], FIRST);
@@ -109,59 +68,26 @@ fn run_on_env(dir: &Path, db: &Path, desk: &Desk, var: (&str, &str)) -> Vec<Stri
     let crew = dir.join("two-steps.yaml");
     let output = crewgraph()
         .current_dir(dir)
-        .args([
-            "run",
-            crew.to_str().unwrap(),
-            "--input",
-            "Greet me",
-            "--model",
-            "m",
-            "--json",
-            "--db",
-            db.to_str().unwrap(),
-        ])
+        .args(["run", crew.to_str().unwrap(), "--input", "Greet me", "--model", "m", "--json", "--db", db.to_str().unwrap()])
         .env(var.0, var.1)
         .timeout(COMMAND_LIMIT)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     desk.requests_to("/cli/").split_off(before)
 }
 
 /// The API's view of model `name`'s key origin.
 async fn api_key_origin(api: &Api, name: &str) -> Option<String> {
-    api.list_models(false)
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|m| m.name == name)
-        .expect("the model is listed")
-        .key
+    api.list_models(false).await.unwrap().into_iter().find(|m| m.name == name).expect("the model is listed").key
 }
 
 /// A run of the two-step crew through the API on model `name`.
 async fn api_run(api: &Api, crew: &Path, name: &str) -> RunStatus {
-    let options = RunOptions {
-        model: Some(name.to_owned()),
-        ..RunOptions::default()
-    };
+    let options = RunOptions { model: Some(name.to_owned()), ..RunOptions::default() };
     let cancel = CancellationToken::new();
-    let started = api.start_run(
-        crew,
-        "Greet me",
-        &options,
-        Arc::new(CollectingSink::default()),
-        &cancel,
-    );
-    tokio::time::timeout(COMMAND_LIMIT, started)
-        .await
-        .expect("the run ends")
-        .expect("the run starts")
-        .status
+    let started = api.start_run(crew, "Greet me", &options, Arc::new(CollectingSink::default()), &cancel);
+    tokio::time::timeout(COMMAND_LIMIT, started).await.expect("the run ends").expect("the run starts").status
 }
 
 #[test]
@@ -175,9 +101,7 @@ fn keyring_keys_are_set_used_replaced_and_removed_through_the_api() {
     let crew = sandbox.path().join("two-steps.yaml");
     std::fs::write(&crew, TWO_STEP_CREW).unwrap();
     let desk = Desk::start();
-    let api = Api::new(sandbox.path()).with_sqlite(Arc::new(
-        SqliteStore::open(sandbox.path().join("c.db")).unwrap(),
-    ));
+    let api = Api::new(sandbox.path()).with_sqlite(Arc::new(SqliteStore::open(sandbox.path().join("c.db")).unwrap()));
     block_on(async {
         let request = ModelRequest {
             provider: "openai".into(),
@@ -192,50 +116,24 @@ fn keyring_keys_are_set_used_replaced_and_removed_through_the_api() {
         api.put_model("m", request).await.unwrap();
         assert_eq!(api_key_origin(&api, "m").await, None);
 
-        api.set_api_key(NAME, &format!("  {FIRST}\n"))
-            .expect("the key is kept");
+        api.set_api_key(NAME, &format!("  {FIRST}\n")).expect("the key is kept");
         assert_eq!(api_key_origin(&api, "m").await.as_deref(), Some("keyring"));
         assert_eq!(api_run(&api, &crew, "m").await, RunStatus::Completed);
-        assert!(
-            bearers(&desk.requests_to("/api/"))
-                .iter()
-                .all(|k| k.as_deref() == Some(FIRST)),
-            "the key, trimmed, is sent"
-        );
+        assert!(bearers(&desk.requests_to("/api/")).iter().all(|k| k.as_deref() == Some(FIRST)), "the key, trimmed, is sent");
 
         api.set_api_key(NAME, SECOND).expect("the key is replaced");
         let before = desk.requests_to("/api/").len();
         assert_eq!(api_run(&api, &crew, "m").await, RunStatus::Completed);
-        assert!(
-            bearers(&desk.requests_to("/api/")[before..])
-                .iter()
-                .all(|k| k.as_deref() == Some(SECOND)),
-            "the new key is sent"
-        );
+        assert!(bearers(&desk.requests_to("/api/")[before..]).iter().all(|k| k.as_deref() == Some(SECOND)), "the new key is sent");
 
         let listed = serde_json::to_string(&api.list_models(false).await.unwrap()).unwrap();
-        assert!(
-            !listed.contains(FIRST) && !listed.contains(SECOND),
-            "Settings never show the key: {listed}"
-        );
+        assert!(!listed.contains(FIRST) && !listed.contains(SECOND), "Settings never show the key: {listed}");
 
-        assert!(
-            api.remove_api_key(NAME).expect("removed"),
-            "there was a key to remove"
-        );
+        assert!(api.remove_api_key(NAME).expect("removed"), "there was a key to remove");
         assert_eq!(api_key_origin(&api, "m").await, None);
         let before = desk.requests_to("/api/").len();
         assert_eq!(api_run(&api, &crew, "m").await, RunStatus::Completed);
-        assert!(
-            bearers(&desk.requests_to("/api/")[before..])
-                .iter()
-                .all(Option::is_none),
-            "no key sent once removed"
-        );
-        assert!(
-            !api.remove_api_key(NAME)
-                .expect("nothing to remove is no error"),
-            "nothing was left to remove"
-        );
+        assert!(bearers(&desk.requests_to("/api/")[before..]).iter().all(Option::is_none), "no key sent once removed");
+        assert!(!api.remove_api_key(NAME).expect("nothing to remove is no error"), "nothing was left to remove");
     });
 }

@@ -106,24 +106,16 @@ impl Desk {
 
     /// The requests whose line holds `path`.
     fn requests_to(&self, path: &str) -> Vec<String> {
-        self.seen
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|r| r.lines().next().is_some_and(|l| l.contains(path)))
-            .cloned()
-            .collect()
+        self.seen.lock().unwrap().iter().filter(|r| r.lines().next().is_some_and(|l| l.contains(path))).cloned().collect()
     }
 }
 
 fn serve_one(mut stream: TcpStream, log: &Seen) {
     let (head, body) = crate::support::read_request(&stream);
     let request_line = head.lines().next().unwrap_or("").to_owned();
-    let authorization = head.lines().find_map(|l| {
-        l.split_once(':')
-            .filter(|(n, _)| n.eq_ignore_ascii_case("authorization"))
-            .map(|(_, v)| v.trim().to_owned())
-    });
+    let authorization = head
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("authorization")).map(|(_, v)| v.trim().to_owned()));
     let earlier_gatekeeper_asks = {
         let mut log = log.lock().unwrap();
         let earlier = log.iter().filter(|r| r.starts_with("POST /route")).count();
@@ -132,31 +124,13 @@ fn serve_one(mut stream: TcpStream, log: &Seen) {
     };
     let response = if request_line.starts_with("POST /route") {
         if earlier_gatekeeper_asks == 0 {
-            json_answer(
-                200,
-                "OK",
-                &format!(
-                    "unauthorized? you sent {}",
-                    authorization.unwrap_or_default()
-                ),
-            )
+            json_answer(200, "OK", &format!("unauthorized? you sent {}", authorization.unwrap_or_default()))
         } else {
-            json_answer(
-                200,
-                "OK",
-                r#"{"workflow_complete": true, "next_agent": null, "next_instruction": null, "confidence": 0.99}"#,
-            )
+            json_answer(200, "OK", r#"{"workflow_complete": true, "next_agent": null, "next_instruction": null, "confidence": 0.99}"#)
         }
     } else if request_line.contains("/echo401/") {
-        let message = format!(
-            "Incorrect API key provided: {} (for {request_line})",
-            authorization.unwrap_or_default()
-        );
-        json_answer(
-            401,
-            "Unauthorized",
-            &serde_json::json!({"error": {"message": message}}).to_string(),
-        )
+        let message = format!("Incorrect API key provided: {} (for {request_line})", authorization.unwrap_or_default());
+        json_answer(401, "Unauthorized", &serde_json::json!({"error": {"message": message}}).to_string())
     } else {
         let chunk = |value: serde_json::Value| format!("data: {value}\n\n");
         let body = [
@@ -165,15 +139,16 @@ fn serve_one(mut stream: TcpStream, log: &Seen) {
             "data: [DONE]\n\n".to_owned(),
         ]
         .concat();
-        format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{body}"
-        )
+        format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{body}")
     };
     let _ = stream.write_all(response.as_bytes());
 }
 
 fn json_answer(status: u16, reason: &str, body: &str) -> String {
-    format!("HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+    format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 /// `crewgraph ARGS` in `dir` with the environment keys set, `stdin` as its input.
@@ -188,10 +163,7 @@ fn cg(dir: &Path, args: &[&str], stdin: &str) -> Run {
         .output()
         .expect("crewgraph runs");
     let run = Run {
-        code: output
-            .status
-            .code()
-            .unwrap_or_else(|| panic!("crewgraph {args:?} was killed or hung: {output:?}")),
+        code: output.status.code().unwrap_or_else(|| panic!("crewgraph {args:?} was killed or hung: {output:?}")),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     };
@@ -228,11 +200,7 @@ fn run_on(dir: &Path, db: &Path, desk: &Desk, model: &str, path: &str) -> Vec<St
     let crew = dir.join("two-steps.yaml");
     std::fs::write(&crew, TWO_STEP_CREW).unwrap();
     let run = run_crew(dir, db, &crew, model);
-    assert_eq!(
-        run.code, 0,
-        "the run on {model}: {}\n{}",
-        run.stdout, run.stderr
-    );
+    assert_eq!(run.code, 0, "the run on {model}: {}\n{}", run.stdout, run.stderr);
     desk.requests_to(path).split_off(before)
 }
 
@@ -242,10 +210,7 @@ fn bearers(requests: &[String]) -> Vec<Option<String>> {
         .iter()
         .map(|r| {
             r.lines()
-                .find_map(|l| {
-                    l.strip_prefix("authorization: Bearer ")
-                        .or_else(|| l.strip_prefix("Authorization: Bearer "))
-                })
+                .find_map(|l| l.strip_prefix("authorization: Bearer ").or_else(|| l.strip_prefix("Authorization: Bearer ")))
                 .map(|k| k.trim().to_owned())
         })
         .collect()
@@ -254,30 +219,14 @@ fn bearers(requests: &[String]) -> Vec<Option<String>> {
 /// Where `crewgraph models --json` says model `name`'s key comes from.
 fn key_origin(dir: &Path, db: &Path, name: &str) -> Option<String> {
     let listed = cg(dir, &["models", "--json", "--db", db.to_str().unwrap()], "");
-    let view = listed
-        .stdout
-        .lines()
-        .map(parse)
-        .find(|v| v["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is listed: {}", listed.stdout));
+    let view =
+        listed.stdout.lines().map(parse).find(|v| v["name"] == name).unwrap_or_else(|| panic!("{name} is listed: {}", listed.stdout));
     view["key"].as_str().map(str::to_owned)
 }
 
 /// What a person must never see: Rust's names for things.
 fn assert_plain_words(text: &str) {
-    for marker in [
-        "::",
-        "Error(",
-        "Error {",
-        "PlatformFailure",
-        "NoStorageAccess",
-        "Some(",
-        "Os {",
-        "panicked",
-    ] {
-        assert!(
-            !text.contains(marker),
-            "Rust's internals ({marker}) in what a person reads: {text}"
-        );
+    for marker in ["::", "Error(", "Error {", "PlatformFailure", "NoStorageAccess", "Some(", "Os {", "panicked"] {
+        assert!(!text.contains(marker), "Rust's internals ({marker}) in what a person reads: {text}");
     }
 }

@@ -27,7 +27,8 @@ async fn a_crew_opens_for_editing_named_relative_to_the_crews_folder() {
     assert_eq!(server.get("/crews/exam.yaml/disk").await.json, exam["disk"]);
 
     let broken = edit(&server, "broken.yaml").await;
-    let files: Vec<&Value> = broken["document"]["problems"].as_array().unwrap().iter().map(|p| &p["diagnostic"]["location"]["file"]).collect();
+    let files: Vec<&Value> =
+        broken["document"]["problems"].as_array().unwrap().iter().map(|p| &p["diagnostic"]["location"]["file"]).collect();
     assert!(!files.is_empty() && files.iter().all(|f| *f == "broken.yaml"), "{files:?}");
 
     let folder = edit(&server, "go-quiz").await;
@@ -109,8 +110,12 @@ async fn a_run_takes_a_script_file_of_the_crews_folder_and_nothing_outside_it() 
     assert_eq!(server.settled(&id).await["status"], json!("terminated"));
 
     let start = |body: Value| server.post("/runs", body);
-    start(json!({"crew": "exam.yaml", "input": "go", "script_file": "../secret.yaml"})).await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
-    start(json!({"crew": "exam.yaml", "input": "go", "script_file": "scripts/gone.yaml"})).await.assert_error(StatusCode::NOT_FOUND, "not_found");
+    start(json!({"crew": "exam.yaml", "input": "go", "script_file": "../secret.yaml"}))
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    start(json!({"crew": "exam.yaml", "input": "go", "script_file": "scripts/gone.yaml"}))
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     let both = start(json!({"crew": "exam.yaml", "input": "go", "script_file": "scripts/exam.yaml", "script": "replies: {}"})).await;
     both.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
 }

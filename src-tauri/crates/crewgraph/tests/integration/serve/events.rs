@@ -54,13 +54,7 @@ async fn after_in_the_query_resumes_like_last_event_id_and_the_header_wins() {
     let by_query = messages(by_query, None).await;
     assert_eq!(seqs(&by_query), (5..total).collect::<Vec<_>>());
 
-    let both = server
-        .http
-        .get(server.url(&format!("/runs/{id}/events?after=1")))
-        .header("last-event-id", "7")
-        .send()
-        .await
-        .unwrap();
+    let both = server.http.get(server.url(&format!("/runs/{id}/events?after=1"))).header("last-event-id", "7").send().await.unwrap();
     assert_eq!(seqs(&messages(both, None).await), (8..total).collect::<Vec<_>>(), "Last-Event-ID wins over ?after");
 
     // Nothing after the last event of a run that is over: 204 stops EventSource.
@@ -118,9 +112,8 @@ async fn read_raw_sse(socket: &mut tokio::net::TcpStream) -> Vec<(String, String
     data.split("\n\n")
         .filter(|block| !block.trim().is_empty())
         .map(|block| {
-            let field = |name: &str| {
-                block.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim_start().to_owned())).unwrap_or_default()
-            };
+            let field =
+                |name: &str| block.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim_start().to_owned())).unwrap_or_default();
             (field("event:"), field("id:"))
         })
         .collect()
@@ -134,7 +127,8 @@ async fn a_client_that_never_reads_is_dropped_while_the_others_carry_on_and_it_c
     let setup = Setup { live_capacity: Some(32), body_limit: Some(16 << 20), ..Setup::default() };
     let server = TestServer::start_with(setup).await;
     let turns = 100;
-    let reply = |who: &str, signal: &str| json!({"content": format!("{} {} {signal}", who.repeat(10_000), "z".repeat(10_000)), "delay_ms": 20});
+    let reply =
+        |who: &str, signal: &str| json!({"content": format!("{} {} {signal}", who.repeat(10_000), "z".repeat(10_000)), "delay_ms": 20});
     let mut ping: Vec<Value> = (1..turns).map(|_| reply("i", "[NEXT]")).collect();
     ping.push(reply("i", "[END]"));
     // The first turn waits, so both clients are connected before the flood starts.

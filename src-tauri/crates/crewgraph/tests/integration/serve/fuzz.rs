@@ -28,8 +28,29 @@ const ROUTES: [(&str, &str); 13] = [
 
 /// Field names the routes take, so generated objects often get past the first check.
 const FIELDS: [&str; 23] = [
-    "signal", "content", "crew", "input", "script", "model", "agent", "query", "yaml", "provider", "base_url", "key_name",
-    "max_tokens", "default", "replies", "spec", "path", "layout", "positions", "name", "script_file", "typed", "text",
+    "signal",
+    "content",
+    "crew",
+    "input",
+    "script",
+    "model",
+    "agent",
+    "query",
+    "yaml",
+    "provider",
+    "base_url",
+    "key_name",
+    "max_tokens",
+    "default",
+    "replies",
+    "spec",
+    "path",
+    "layout",
+    "positions",
+    "name",
+    "script_file",
+    "typed",
+    "text",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -40,8 +61,15 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
         ".{0,40}".prop_map(Value::String),
         // Crew-ish and script-ish strings: paths, YAML, signals.
-        prop_oneof![Just("../secret.yaml"), Just("no-such-crew.yaml"), Just("replies: {}"), Just("[END]"), Just("id: x\n"), Just("/etc/passwd")]
-            .prop_map(|s| Value::String(s.to_owned())),
+        prop_oneof![
+            Just("../secret.yaml"),
+            Just("no-such-crew.yaml"),
+            Just("replies: {}"),
+            Just("[END]"),
+            Just("id: x\n"),
+            Just("/etc/passwd")
+        ]
+        .prop_map(|s| Value::String(s.to_owned())),
     ];
     leaf.prop_recursive(3, 32, 6, |inner| {
         prop_oneof![

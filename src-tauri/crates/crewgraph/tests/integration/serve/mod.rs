@@ -95,7 +95,6 @@ pub struct Fixture {
     pub dir: tempfile::TempDir,
 }
 
-
 impl Fixture {
     pub fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
@@ -244,8 +243,7 @@ impl TestServer {
 
     /// The stored events of run `id` (JSON, not SSE).
     pub async fn stored_events(&self, id: &str) -> Vec<Value> {
-        let response =
-            self.http.get(self.url(&format!("/runs/{id}/events"))).header("accept", "application/json").send().await.unwrap();
+        let response = self.http.get(self.url(&format!("/runs/{id}/events"))).header("accept", "application/json").send().await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         serde_json::from_slice::<Vec<Value>>(&response.bytes().await.unwrap()).unwrap()
     }
@@ -318,8 +316,7 @@ pub fn ping_pong(turns: usize, delay_ms: u64, words: usize) -> Value {
             json!({"content": format!("{} {signal}", text("ping", i)), "delay_ms": delay_ms})
         })
         .collect();
-    let pong: Vec<Value> =
-        (0..turns).map(|i| json!({"content": format!("{} [NEXT]", text("pong", i)), "delay_ms": delay_ms})).collect();
+    let pong: Vec<Value> = (0..turns).map(|i| json!({"content": format!("{} [NEXT]", text("pong", i)), "delay_ms": delay_ms})).collect();
     json!({"replies": {"ping": ping, "pong": pong}})
 }
 

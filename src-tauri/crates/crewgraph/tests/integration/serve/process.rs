@@ -126,9 +126,11 @@ fn sigterm_mid_run_exits_0_and_leaves_the_run_resumable_with_its_events_intact()
         let http = reqwest::Client::new();
         // 2 × 40 turns of 100 ms: it is going on when the signal comes.
         let body = json!({"crew": "ping-pong.yaml", "input": "go", "script": ping_pong(40, 100, 3)});
-        let started = http.post(format!("{url}/runs")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+        let started =
+            http.post(format!("{url}/runs")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
         assert_eq!(started.status(), StatusCode::ACCEPTED);
-        let id = serde_json::from_slice::<serde_json::Value>(&started.bytes().await.unwrap()).unwrap()["run_id"].as_str().unwrap().to_owned();
+        let id =
+            serde_json::from_slice::<serde_json::Value>(&started.bytes().await.unwrap()).unwrap()["run_id"].as_str().unwrap().to_owned();
         let watching = http.get(format!("{url}/runs/{id}/events")).send().await.unwrap();
         let pid = child.id() as i32;
         let reader = tokio::spawn(messages(watching, None));

@@ -161,7 +161,10 @@ async fn runtime_agents_are_added_listed_and_removed() {
     let removed = server.call(Method::DELETE, "/crews/support-triage.yaml/agents/lore_keeper", None).await;
     assert_eq!(removed.status, StatusCode::NO_CONTENT);
     assert!(removed.text.is_empty());
-    server.call(Method::DELETE, "/crews/support-triage.yaml/agents/lore_keeper", None).await.assert_error(StatusCode::NOT_FOUND, "not_found");
+    server
+        .call(Method::DELETE, "/crews/support-triage.yaml/agents/lore_keeper", None)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     let own = server.call(Method::DELETE, "/crews/support-triage.yaml/agents/billing", None).await;
     own.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
     assert_eq!(server.get("/crews/support-triage.yaml/agents").await.json, json!([]));
@@ -255,14 +258,18 @@ async fn a_run_that_cannot_start_says_why_with_a_fitting_status() {
     let server = TestServer::start().await;
     let script = json!({"replies": {"ping": ["[END]"]}});
     let start = |body: Value| server.post("/runs", body);
-    start(json!({"crew": "broken.yaml", "input": "go", "script": script})).await.assert_error(StatusCode::UNPROCESSABLE_ENTITY, "invalid_crew");
+    start(json!({"crew": "broken.yaml", "input": "go", "script": script}))
+        .await
+        .assert_error(StatusCode::UNPROCESSABLE_ENTITY, "invalid_crew");
     start(json!({"crew": "gone.yaml", "input": "go", "script": script})).await.assert_error(StatusCode::NOT_FOUND, "not_found");
     start(json!({"crew": "ping-pong.yaml", "input": " ", "script": script})).await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
     let unknown_agent = start(json!({"crew": "ping-pong.yaml", "input": "go", "script": {"replies": {"ghost": ["boo"]}}})).await;
     unknown_agent.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
     assert!(unknown_agent.json["message"].as_str().unwrap().contains("ghost"), "{unknown_agent:?}");
     start(json!({"crew": "ping-pong.yaml", "input": "go", "script": 42})).await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
-    start(json!({"crew": "ping-pong.yaml", "input": "go", "script": "replies: ["})).await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    start(json!({"crew": "ping-pong.yaml", "input": "go", "script": "replies: ["}))
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_input");
     assert_eq!(server.get("/runs").await.json, json!([]), "nothing was stored");
     server.get("/runs/run-nope").await.assert_error(StatusCode::NOT_FOUND, "not_found");
 }
@@ -375,7 +382,8 @@ async fn a_run_with_typed_replies_waits_for_each_agent_s_reply_typed_by_the_pers
     reply("ping", " ").await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
     assert_eq!(reply("ping", "Done. [END]").await.status, StatusCode::NO_CONTENT);
     assert_eq!(server.settled(&id).await["status"], json!("terminated"));
-    let said: Vec<Value> = server.stored_events(&id).await.into_iter().filter(|e| e["type"] == "agent_response").map(|e| e["content"].clone()).collect();
+    let said: Vec<Value> =
+        server.stored_events(&id).await.into_iter().filter(|e| e["type"] == "agent_response").map(|e| e["content"].clone()).collect();
     assert_eq!(said, [json!("Ping. [NEXT]"), json!("Pong. [NEXT]"), json!("Done. [END]")]);
 
     reply("ping", "too late").await.assert_error(StatusCode::CONFLICT, "conflict");

@@ -149,7 +149,9 @@ async fn malformed_and_non_json_bodies_are_400_and_415() {
         raw(body, Some("application/json")).await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
     }
     raw("", Some("application/json")).await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
-    raw("{\"signal\":\"[END]\",\"content\":\"x\"}", Some("text/plain")).await.assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_input");
+    raw("{\"signal\":\"[END]\",\"content\":\"x\"}", Some("text/plain"))
+        .await
+        .assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_input");
     raw("{\"signal\":\"[END]\",\"content\":\"x\"}", None).await.assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_input");
     let ok = raw("{\"signal\":\"[END]\",\"content\":\"x\"}", Some("application/json; charset=utf-8")).await;
     assert_eq!(ok.status, StatusCode::OK);

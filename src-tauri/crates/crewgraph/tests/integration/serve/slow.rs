@@ -18,10 +18,7 @@ async fn connect(server: &TestServer) -> TcpStream {
 /// Reads until the server closes the connection (within [`LIMIT`]); what it sent.
 async fn read_to_close(socket: &mut TcpStream) -> String {
     let mut answer = Vec::new();
-    tokio::time::timeout(LIMIT, socket.read_to_end(&mut answer))
-        .await
-        .expect("the server closes the connection")
-        .ok();
+    tokio::time::timeout(LIMIT, socket.read_to_end(&mut answer)).await.expect("the server closes the connection").ok();
     String::from_utf8_lossy(&answer).into_owned()
 }
 
