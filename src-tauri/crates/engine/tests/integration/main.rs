@@ -16,6 +16,9 @@
 //! - [`matching_reference`]: `match_signal` against a naive reference written from
 //!   DESIGN.md §3's words, on random replies.
 //! - [`graph`]: the crew graph's view model and where problems are badged.
+//! - [`run_loop`]: runs paused and resumed, stopped mid-reply and resumed, and
+//!   cancelled, their stored traces snapshot-tested; [`model`] is their
+//!   deterministic model.
 //!
 //! Fixtures live in `tests/fixtures/`, each named after what it exercises; big or
 //! binary inputs are generated in temporary directories at test time.
@@ -26,7 +29,9 @@ mod examples;
 mod graph;
 mod matching;
 mod matching_reference;
+mod model;
 mod registry;
+mod run_loop;
 mod support;
 mod validation;
 mod warnings;
