@@ -7,7 +7,8 @@
 //! copying and two fsyncs later. Here instead:
 //!
 //! 1. After each commit the write connection says how many pages its WAL holds
-//!    (SQLite's WAL hook, which replaces the automatic checkpoint).
+//!    (SQLite's WAL hook, through rusqlite's [`Connection::wal_hook`], which
+//!    replaces the automatic checkpoint).
 //! 2. Every [`THRESHOLD`] pages it wakes the [`Checkpointer`]: a thread with a
 //!    connection of its own that runs a `PASSIVE` checkpoint — copying what it can
 //!    without waiting for, or blocking, anyone — while writes go on.
@@ -18,14 +19,23 @@
 //!    write starts the WAL over (SQLite trims the file to `journal_size_limit`).
 //!    The checkpointer has copied nearly everything by then, so this costs the
 //!    last pages and two fsyncs, once per [`LIMIT`] pages.
-use std::ffi::{c_char, c_int, c_void};
+//!
+//! rusqlite's hook is a plain function, with no state of its own, so it finds the
+//! checkpointer to wake through the thread that commits: whoever takes the write
+//! connection takes it through [`Hook::hold`], which marks the thread as writing
+//! for this database until it lets go ([`Held`]). That keeps the store free of
+//! `unsafe`: rusqlite owns the C callback.
+use std::cell::RefCell;
+use std::ffi::c_int;
+use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crewgraph_engine::run::StoreError;
-use rusqlite::{ffi, Connection};
+use rusqlite::hooks::{CheckpointMode, Wal};
+use rusqlite::Connection;
 
 /// WAL pages (4 KiB each) after which the checkpointer is woken (SQLite's own
 /// automatic checkpoint uses the same figure).
@@ -34,6 +44,12 @@ pub(crate) const THRESHOLD: u32 = 1_000;
 /// WAL pages after which the connection that commits checkpoints itself (16 MiB),
 /// so the WAL starts over.
 pub(crate) const LIMIT: u32 = 4 * THRESHOLD;
+
+thread_local! {
+    /// The signal of the write connection this thread holds ([`Hook::hold`]), for
+    /// the WAL hook that runs on this thread after each of its commits.
+    static WRITING: RefCell<Option<Arc<Signal>>> = const { RefCell::new(None) };
+}
 
 /// What the write connection's hook and the checkpointer thread share.
 #[derive(Default)]
@@ -97,7 +113,8 @@ pub(crate) struct Checkpointer {
 
 impl Checkpointer {
     /// Starts the thread on `own` (a connection of its own to the database at
-    /// `path`) and hooks it to `writer`, the connection that commits.
+    /// `path`) and hooks it to `writer`, the connection that commits: from then
+    /// on `writer` is taken through [`Checkpointer::hook`]'s [`Hook::hold`].
     pub(crate) fn start(own: Connection, writer: &Connection, path: &Path) -> Result<Checkpointer, StoreError> {
         let signal = Arc::new(Signal::default());
         let thread_signal = signal.clone();
@@ -105,28 +122,19 @@ impl Checkpointer {
             .name("crewgraph-store-checkpointer".into())
             .spawn(move || run(&own, &thread_signal))
             .map_err(|err| StoreError::Io(format!("cannot start the checkpointer for the database {}: {err}", path.display())))?;
-        // The hook owns a reference to the signal, given back by `unhook`: should
-        // the hook outlive this Checkpointer, it still points at a live signal.
-        let hook_signal = Arc::into_raw(signal.clone()) as *mut c_void;
-        // SAFETY: a valid connection handle, used on the thread that holds the
-        // connection; the pointer stays valid while the hook is installed (above).
-        unsafe {
-            ffi::sqlite3_wal_hook(writer.handle(), Some(on_commit), hook_signal);
-        }
+        writer.wal_hook(Some(on_commit));
         Ok(Checkpointer { signal, thread: Some(thread) })
     }
 
-    /// Removes the hook from `writer`, the connection it was started with.
+    /// What the holders of the write connection take it through.
+    pub(crate) fn hook(&self) -> Hook {
+        Hook { signal: self.signal.clone() }
+    }
+
+    /// Removes the hook from `writer`, the connection it was started with
+    /// (SQLite's automatic checkpoint does not come back: the store is closing).
     pub(crate) fn unhook(&self, writer: &Connection) {
-        // SAFETY: a valid connection handle; sqlite3_wal_hook returns the pointer
-        // the hook had, which `start` made with Arc::into_raw, and only `start`
-        // installs this hook.
-        unsafe {
-            let hooked = ffi::sqlite3_wal_hook(writer.handle(), None, std::ptr::null_mut());
-            if !hooked.is_null() {
-                drop(Arc::from_raw(hooked as *const Signal));
-            }
-        }
+        writer.wal_hook(None);
     }
 
     pub(crate) fn stats(&self) -> CheckpointStats {
@@ -148,28 +156,63 @@ impl Drop for Checkpointer {
     }
 }
 
-/// The WAL hook: SQLite calls it after each commit of the write connection, with
-/// the connection and the number of pages in the WAL.
-unsafe extern "C" fn on_commit(signal: *mut c_void, db: *mut ffi::sqlite3, name: *const c_char, frames: c_int) -> c_int {
-    // SAFETY: `signal` is the pointer `Checkpointer::start` registered, which the
-    // hook keeps alive until `unhook` removes it.
-    let signal = unsafe { &*(signal as *const Signal) };
-    let frames = u32::try_from(frames).unwrap_or(0);
-    if frames >= LIMIT {
-        // SAFETY: the arguments SQLite passed to the hook, as its own automatic
-        // checkpoint uses them. Busy (the checkpointer is at it) or failed, it
-        // leaves the WAL as it is and the next commit tries again.
-        let done =
-            unsafe { ffi::sqlite3_wal_checkpoint_v2(db, name, ffi::SQLITE_CHECKPOINT_PASSIVE, std::ptr::null_mut(), std::ptr::null_mut()) };
-        if done == ffi::SQLITE_OK {
-            signal.inline.fetch_add(1, Ordering::Relaxed);
-            signal.checked.store(frames, Ordering::Relaxed);
-        }
-    } else {
-        signal.committed(frames);
+/// How the write connection is taken, so that its commits reach the checkpointer.
+#[derive(Clone)]
+pub(crate) struct Hook {
+    signal: Arc<Signal>,
+}
+
+impl Hook {
+    /// The write connection, `conn`, held by this thread: until the answer is
+    /// dropped, the WAL hook of a commit on this thread wakes this checkpointer.
+    pub(crate) fn hold<'a>(&self, conn: MutexGuard<'a, Connection>) -> Held<'a> {
+        let previous = WRITING.replace(Some(self.signal.clone()));
+        Held { conn, previous }
     }
+}
+
+/// The write connection, held by this thread ([`Hook::hold`]).
+pub(crate) struct Held<'a> {
+    /// Not `Send`: dropped on the thread that marked itself writing.
+    conn: MutexGuard<'a, Connection>,
+    /// What this thread held before (another database's connection), put back on drop.
+    previous: Option<Arc<Signal>>,
+}
+
+impl Deref for Held<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        WRITING.set(self.previous.take());
+    }
+}
+
+/// The WAL hook: SQLite calls it on the committing thread after each commit of
+/// the write connection, with the number of pages in the WAL.
+fn on_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
+    let frames = u32::try_from(frames).unwrap_or(0);
+    WRITING.with_borrow(|signal| {
+        if frames >= LIMIT {
+            // As SQLite's own automatic checkpoint does. Busy (the checkpointer is
+            // at it) or failed, it leaves the WAL as it is and the next commit
+            // tries again.
+            let done = wal.checkpoint_v2(CheckpointMode::PASSIVE).is_ok();
+            if let (true, Some(signal)) = (done, signal) {
+                signal.inline.fetch_add(1, Ordering::Relaxed);
+                signal.checked.store(frames, Ordering::Relaxed);
+            }
+        } else if let Some(signal) = signal {
+            signal.committed(frames);
+        }
+    });
     // The commit itself happened: an error here would only make it look failed.
-    ffi::SQLITE_OK
+    Ok(())
 }
 
 /// The checkpointer thread: a PASSIVE checkpoint each time one is wanted.

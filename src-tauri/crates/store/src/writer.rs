@@ -35,7 +35,7 @@ use rusqlite::{Connection, ErrorCode};
 use tokio::sync::oneshot;
 
 use crate::batch::{self, Answer, Applied, Pending, Request, Work};
-use crate::checkpoint::{CheckpointStats, Checkpointer};
+use crate::checkpoint::{CheckpointStats, Checkpointer, Held, Hook};
 use crate::error::sqlite_error;
 
 /// The most requests one transaction takes; more wait for the next.
@@ -89,8 +89,10 @@ struct Queue {
 
 /// What the callers and the writer thread share.
 struct Shared {
-    /// The write connection: whoever holds it writes.
+    /// The write connection: whoever holds it writes (taken through `hook`).
     conn: Mutex<Connection>,
+    /// Marks the thread that holds `conn`, for the checkpointer's WAL hook.
+    hook: Hook,
     queue: Mutex<Queue>,
     /// Wakes the writer thread.
     work_to_do: Condvar,
@@ -105,10 +107,10 @@ impl Shared {
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    fn conn(&self) -> Held<'_> {
         // A panic inside a request is caught before it can poison the lock; if one
         // did, the connection is still usable (its transaction is rolled back next).
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.hook.hold(self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 }
 
@@ -128,6 +130,7 @@ impl Writer {
         let checkpointer = Checkpointer::start(checkpoints, &conn, path)?;
         let shared = Arc::new(Shared {
             conn: Mutex::new(conn),
+            hook: checkpointer.hook(),
             queue: Mutex::new(Queue::default()),
             work_to_do: Condvar::new(),
             counters: Counters::default(),
@@ -182,6 +185,7 @@ impl Writer {
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             Err(TryLockError::WouldBlock) => return Err(work),
         };
+        let conn = self.shared.hook.hold(conn);
         let path = &self.shared.path;
         // Another program's lock is waited for in the queue, not here.
         let began = conn.busy_timeout(Duration::ZERO).and_then(|()| batch::execute(&conn, "BEGIN IMMEDIATE"));
