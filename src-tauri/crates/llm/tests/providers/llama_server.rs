@@ -4,26 +4,18 @@
 //! message, saying how to set them up).
 //!
 //! Two servers are started once for the whole binary, each on a thread of its own
-//! that lives as long as the tests do (the servers die with it):
+//! that lives as long as the tests do (the servers die with it): the app's own,
+//! started by [`LocalServer::start`] exactly as the local model starts it, and one
+//! given a ChatML chat template that can call tools ([`TOOL_TEMPLATE`]), because
+//! SmolLM2's own template cannot: with it llama.cpp has no tool-call format, ignores
+//! `tools` and `tool_choice` and answers in text. The conformance suite's real-model
+//! subjects (`conformance/real.rs`) run against both.
 //!
-//! - the app's own, started by [`LocalServer::start`] exactly as the local model
-//!   starts it: [`OpenAiClient`] (plain, streamed, `json_schema` structured output,
-//!   cancellation) and [`AnthropicClient`] (plain, streamed, cancellation, and a
-//!   forced tool the server cannot honour) at its `/v1/chat/completions` and
-//!   `/v1/messages`;
-//! - one given a ChatML chat template that can call tools
-//!   ([`TOOL_TEMPLATE`]), because SmolLM2's own template cannot: with it llama.cpp
-//!   has no tool-call format, ignores `tools` and `tool_choice` and answers in text.
-//!   There both clients make a real tool call and answer its result, and Anthropic's
-//!   structured output (a forced tool) is checked.
-//!
-//! [`LocalModel`] starts a server of its own and is checked to end every reply with
-//! one of the agent's signals, and to start another when its server is killed. A 135M model's words are often silly, so the tests
-//! check shapes (text, usage, pieces adding up to the reply, JSON fitting its
-//! schema, a call of the right tool), never wording. The tool tests put worked
-//! examples in the history and ask for temperature 0: a model this small only calls
-//! a tool, with JSON that parses, after seeing it done (llama.cpp lets text come
-//! before even a required call, and an unforced call is not held to any grammar).
+//! What stays here is what only a real server shows: Anthropic's forced tool that
+//! the app's server cannot honour (a clear error), [`LocalModel`] ending every reply
+//! with one of the agent's signals, and starting another server when its own was
+//! killed. A 135M model's words are often silly, so the tests check shapes, never
+//! wording.
 
 use std::future::Future;
 use std::process::Stdio;
@@ -31,11 +23,12 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crewgraph_engine::run::history::Visible;
-use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, Message, OutputSchema, ToolCall, ToolSpec};
+use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, Message};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::{AnthropicClient, Limits, LocalModel, LocalPaths, LocalServer, OpenAiClient};
-use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
+
+use crate::conformance::decision_schema;
 
 /// A ChatML template (SmolLM2's tokens) that lists the tools in the system turn and
 /// writes a tool call as `{"name": …, "arguments": …}`; llama.cpp reads that shape
@@ -65,10 +58,10 @@ const TOOL_TEMPLATE: &str = r#"{%- if tools %}
 "#;
 
 /// The longest a test may take (a slow, busy machine included) before it fails.
-const CASE_LIMIT: Duration = Duration::from_secs(90);
+pub const CASE_LIMIT: Duration = Duration::from_secs(90);
 
 /// The app's llama-server (SmolLM2's own template): `http://127.0.0.1:PORT`.
-fn app_server() -> &'static str {
+pub fn app_server() -> &'static str {
     static SERVER: OnceLock<Result<String, String>> = OnceLock::new();
     let started = SERVER.get_or_init(|| {
         serve_for_the_whole_run("app-llama-server", || async {
@@ -81,7 +74,7 @@ fn app_server() -> &'static str {
 }
 
 /// A llama-server given [`TOOL_TEMPLATE`]: `http://127.0.0.1:PORT`.
-fn tool_server() -> &'static str {
+pub fn tool_server() -> &'static str {
     static SERVER: OnceLock<Result<String, String>> = OnceLock::new();
     let started = SERVER.get_or_init(|| {
         serve_for_the_whole_run("tool-llama-server", || async {
@@ -185,11 +178,11 @@ async fn bounded<F: Future>(case: F) -> F::Output {
     tokio::time::timeout(CASE_LIMIT, case).await.expect("the case did not end in time")
 }
 
-fn openai_at(base_url: &str, max_tokens: u32) -> OpenAiClient {
+pub fn openai_at(base_url: &str, max_tokens: u32) -> OpenAiClient {
     OpenAiClient::new(&format!("{base_url}/v1"), "local", None, Limits::default()).unwrap().with_max_tokens(Some(max_tokens))
 }
 
-fn anthropic_at(base_url: &str, max_tokens: u32) -> AnthropicClient {
+pub fn anthropic_at(base_url: &str, max_tokens: u32) -> AnthropicClient {
     AnthropicClient::new(base_url, "local", None, Limits::default()).unwrap().with_max_tokens(Some(max_tokens))
 }
 
@@ -210,182 +203,6 @@ async fn complete(client: &dyn LlmClient, request: &LlmRequest<'_>) -> Streamed 
     let on_token = |piece: &str| pieces.lock().unwrap().push(piece.to_owned());
     let result = client.complete(request, &on_token, &CancellationToken::new()).await;
     Streamed { result, pieces: pieces.into_inner().unwrap() }
-}
-
-/// A short question gets a text reply, no tool calls, and usage (`usage_from` says
-/// where the provider reports it).
-async fn a_plain_reply_has_text_and_usage(client: &dyn LlmClient, usage_from: &str) {
-    let agent = AgentId::from("writer");
-    let history = [Message::user("What colour is the sky on a clear day?")];
-    let request = LlmRequest::new(&agent, "Answer in one short sentence.", Visible::all(&history));
-    let streamed = complete(client, &request).await;
-    let reply = streamed.reply();
-    assert!(!reply.content.trim().is_empty(), "{reply:?}");
-    assert!(reply.tool_calls.is_empty());
-    let usage = reply.usage.unwrap_or_else(|| panic!("usage ({usage_from})"));
-    assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "{usage:?}");
-}
-
-/// A longer reply streams in several pieces that make up the whole reply.
-async fn the_streamed_pieces_make_up_the_reply(client: &dyn LlmClient) {
-    let agent = AgentId::from("writer");
-    let history = [Message::user("Name three fruits and say something about each.")];
-    let request = LlmRequest::new(&agent, "You are a helpful assistant.", Visible::all(&history));
-    let streamed = complete(client, &request).await;
-    let reply = streamed.reply();
-    assert!(streamed.pieces.len() >= 3, "several pieces: {:?}", streamed.pieces);
-    assert_eq!(streamed.pieces.concat(), reply.content);
-}
-
-/// Asks for a long story and cancels on its first piece: the call must return
-/// `Cancelled` within a second or so of the cancellation.
-async fn cancelled_on_first_piece(client: &dyn LlmClient) {
-    let agent = AgentId::from("writer");
-    let history = [Message::user("Write a long story about a lighthouse keeper, with many chapters.")];
-    let request = LlmRequest::new(&agent, "You write long stories.", Visible::all(&history));
-    let cancel = CancellationToken::new();
-    let cancelled_at = Mutex::new(None);
-    let on_token = |_: &str| {
-        cancelled_at.lock().unwrap().get_or_insert_with(Instant::now);
-        cancel.cancel();
-    };
-    let result = client.complete(&request, &on_token, &cancel).await;
-    let returned = Instant::now();
-    assert_eq!(result, Err(LlmError::Cancelled));
-    let cancelled_at = cancelled_at.into_inner().unwrap().expect("a first piece arrived before the cancellation");
-    let lag = returned - cancelled_at;
-    assert!(lag < Duration::from_secs(2), "returned {lag:?} after the cancellation");
-}
-
-/// The calculator tool, its expression short so a small model's call must end.
-fn calculator() -> ToolSpec {
-    ToolSpec {
-        name: "calculator".into(),
-        description: "Evaluates an arithmetic expression".into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {"expression": {"type": "string", "maxLength": 16}},
-            "required": ["expression"],
-        }),
-    }
-}
-
-/// A history where `agent` used the calculator twice, answering in words after a
-/// bare result and calling it again when a result came with a new question, then
-/// the question to answer now. Both patterns are needed: the model copies them.
-fn worked_example(agent: &AgentId) -> Vec<Message> {
-    let first = ToolCall { id: "call_example_1".into(), name: "calculator".into(), arguments: json!({"expression": "7*6"}) };
-    let second = ToolCall { id: "call_example_2".into(), name: "calculator".into(), arguments: json!({"expression": "9-4"}) };
-    vec![
-        Message::user("What is 7*6?"),
-        calling(agent, &first),
-        Message::tool(agent, &first, "42"),
-        Message::agent(agent, "7*6 is 42."),
-        Message::user("What is 9-4?"),
-        calling(agent, &second),
-        Message::tool(agent, &second, "5"),
-        Message::user("What is 2+3?"),
-    ]
-}
-
-/// `agent`'s message calling `call`, with no text.
-fn calling(agent: &AgentId, call: &ToolCall) -> Message {
-    let mut message = Message::agent(agent, "");
-    message.tool_calls = vec![call.clone()];
-    message
-}
-
-/// Checks the first reply of the round trip holds one call of the calculator, and
-/// returns the history with that call and its result: the second request's.
-fn answer_the_call(agent: &AgentId, history: &[Message], reply: &LlmReply) -> Vec<Message> {
-    assert_eq!(reply.tool_calls.len(), 1, "one tool call: {reply:?}");
-    let call = &reply.tool_calls[0];
-    assert_eq!(call.name, "calculator");
-    assert!(!call.id.is_empty(), "the call has an id to answer it by");
-    assert!(call.arguments.is_object(), "{:?}", call.arguments);
-    let mut asked = Message::agent(agent, reply.content.clone());
-    asked.tool_calls = reply.tool_calls.clone();
-    let mut history = history.to_vec();
-    history.push(asked);
-    history.push(Message::tool(agent, call, "5"));
-    history
-}
-
-/// Who should speak next, as a structured answer.
-fn decision_schema() -> OutputSchema {
-    OutputSchema {
-        name: "decision".into(),
-        description: "Who speaks next, and why".into(),
-        schema: json!({
-            "type": "object",
-            "properties": {
-                "next": {"type": "string", "enum": ["editor", "writer"]},
-                "reason": {"type": "string", "maxLength": 60},
-            },
-            "required": ["next", "reason"],
-            "additionalProperties": false,
-        }),
-    }
-}
-
-/// Parses a structured answer and checks it fits [`decision_schema`].
-fn check_decision(content: &str) {
-    let answer: Value = serde_json::from_str(content).unwrap_or_else(|e| panic!("the answer is not JSON ({e}): {content}"));
-    let next = answer["next"].as_str().unwrap_or_else(|| panic!("no 'next' in {answer}"));
-    assert!(["editor", "writer"].contains(&next), "{answer}");
-    assert!(answer["reason"].is_string(), "{answer}");
-}
-
-// ---- OpenAI protocol, the app's server ----
-
-#[tokio::test]
-async fn openai_a_plain_reply_has_text_and_usage() {
-    bounded(a_plain_reply_has_text_and_usage(&openai_at(app_server(), 48), "usage, asked for with stream_options.include_usage")).await;
-}
-
-#[tokio::test]
-async fn openai_the_streamed_pieces_make_up_the_reply() {
-    bounded(the_streamed_pieces_make_up_the_reply(&openai_at(app_server(), 48))).await;
-}
-
-#[tokio::test]
-async fn openai_a_json_schema_answer_is_json_that_fits_the_schema() {
-    let base_url = app_server();
-    bounded(async {
-        let agent = AgentId::from("router");
-        let history = [Message::user("The writer finished a draft. Who should go next, the editor or the writer?")];
-        let schema = decision_schema();
-        let request = LlmRequest { schema: Some(&schema), ..LlmRequest::new(&agent, "Decide who speaks next.", Visible::all(&history)) };
-        let streamed = complete(&openai_at(base_url, 128), &request).await;
-        let reply = streamed.reply();
-        check_decision(&reply.content);
-        assert_eq!(streamed.pieces.concat(), reply.content);
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn openai_cancelling_mid_stream_returns_cancelled_at_once() {
-    let base_url = app_server();
-    bounded(cancelled_on_first_piece(&openai_at(base_url, 256))).await;
-}
-
-// ---- Anthropic protocol, the app's server ----
-
-#[tokio::test]
-async fn anthropic_a_plain_reply_has_text_and_usage() {
-    bounded(a_plain_reply_has_text_and_usage(&anthropic_at(app_server(), 48), "usage from message_start and message_delta")).await;
-}
-
-#[tokio::test]
-async fn anthropic_the_streamed_pieces_make_up_the_reply() {
-    bounded(the_streamed_pieces_make_up_the_reply(&anthropic_at(app_server(), 48))).await;
-}
-
-#[tokio::test]
-async fn anthropic_cancelling_mid_stream_returns_cancelled_at_once() {
-    let base_url = app_server();
-    bounded(cancelled_on_first_piece(&anthropic_at(base_url, 256))).await;
 }
 
 /// SmolLM2's own template has no tool-call format, so llama-server ignores the
@@ -410,104 +227,6 @@ async fn anthropic_a_forced_tool_the_server_ignores_is_a_clear_error() {
                 || error.contains("the structured answer was cut off at the token limit"),
             "{error}"
         );
-    })
-    .await;
-}
-
-// ---- Tools and forced tools, the server with a tool template ----
-
-#[tokio::test]
-async fn openai_a_tool_call_round_trip() {
-    let base_url = tool_server();
-    bounded(async {
-        let client = openai_at(base_url, 64);
-        let agent = AgentId::from("accountant");
-        let tools = [calculator()];
-        let history = worked_example(&agent);
-        let request = LlmRequest {
-            tools: &tools,
-            temperature: Some(0.0),
-            ..LlmRequest::new(&agent, "You answer every question with the calculator tool.", Visible::all(&history))
-        };
-        let mut body = client.body(&request);
-        body["tool_choice"] = json!("required");
-        let first = client.send(&body, false, &|_| {}, &CancellationToken::new()).await.unwrap();
-        assert!(first.usage.is_some_and(|u| u.output_tokens > 0), "{first:?}");
-        // A required call is held to the tool's schema by llama.cpp's grammar.
-        assert!(first.tool_calls.first().is_some_and(|c| c.arguments["expression"].is_string()), "{first:?}");
-
-        let answered = answer_the_call(&agent, &history, &first);
-        let request = LlmRequest { messages: Visible::all(&answered), ..request };
-        let second = complete(&client, &request).await;
-        let reply = second.reply();
-        assert!(!reply.content.trim().is_empty(), "a text answer after the tool's result: {reply:?}");
-        assert!(reply.tool_calls.is_empty(), "{reply:?}");
-    })
-    .await;
-}
-
-/// Anthropic's client forces no ordinary tool (only a schema's), so the call is the
-/// model's own choice after the worked example.
-#[tokio::test]
-async fn anthropic_a_tool_call_round_trip() {
-    let base_url = tool_server();
-    bounded(async {
-        let client = anthropic_at(base_url, 64);
-        let agent = AgentId::from("accountant");
-        let tools = [calculator()];
-        let history = worked_example(&agent);
-        let request = LlmRequest {
-            tools: &tools,
-            temperature: Some(0.0),
-            ..LlmRequest::new(&agent, "You answer every question with the calculator tool.", Visible::all(&history))
-        };
-        let first = complete(&client, &request).await;
-        let first = first.reply();
-
-        let answered = answer_the_call(&agent, &history, first);
-        let request = LlmRequest { messages: Visible::all(&answered), ..request };
-        let second = complete(&client, &request).await;
-        let reply = second.reply();
-        assert!(!reply.content.trim().is_empty(), "a text answer after the tool's result: {reply:?}");
-        assert!(reply.tool_calls.is_empty(), "{reply:?}");
-    })
-    .await;
-}
-
-/// Structured output through the forced `decision` tool. llama-server lets text come
-/// before a required call, so the history shows two earlier decisions made that way
-/// (with one, the model still wrote text first).
-#[tokio::test]
-async fn anthropic_a_structured_answer_through_the_forced_tool_fits_the_schema() {
-    let base_url = tool_server();
-    bounded(async {
-        let agent = AgentId::from("router");
-        let decide = |id: &str, next: &str, reason: &str| ToolCall {
-            id: id.into(),
-            name: "decision".into(),
-            arguments: json!({"next": next, "reason": reason}),
-        };
-        let approved = decide("call_earlier_1", "writer", "the draft is approved");
-        let review = decide("call_earlier_2", "editor", "a review was asked for");
-        let history = [
-            Message::user("The editor approved the draft. Who should go next, the editor or the writer?"),
-            calling(&agent, &approved),
-            Message::tool(&agent, &approved, "ok"),
-            Message::user("The writer asked for a review. Who should go next, the editor or the writer?"),
-            calling(&agent, &review),
-            Message::tool(&agent, &review, "ok"),
-            Message::user("The writer finished a new draft. Who should go next, the editor or the writer?"),
-        ];
-        let schema = decision_schema();
-        let request = LlmRequest {
-            schema: Some(&schema),
-            temperature: Some(0.0),
-            ..LlmRequest::new(&agent, "Decide who speaks next.", Visible::all(&history))
-        };
-        let streamed = complete(&anthropic_at(base_url, 96), &request).await;
-        let reply = streamed.reply();
-        check_decision(&reply.content);
-        assert!(reply.tool_calls.is_empty(), "the forced tool's input is the answer, not a call: {reply:?}");
     })
     .await;
 }

@@ -1,7 +1,11 @@
-//! The providers' integration tests, one binary (STYLE.md): against a real
-//! llama-server (`llama_server`) and against a fault server on loopback that answers
-//! what each test scripts (`faults`, with the server in `fault_server`).
+//! The providers' integration tests, one binary (STYLE.md): one conformance suite
+//! every provider passes (`conformance`: the cases of the `LlmClient` seam, and the
+//! HTTP faults both HTTP providers survive), what each HTTP provider alone sends
+//! (`protocol`), and what only a real llama-server shows (`llama_server`, which also
+//! starts the servers the real-model subjects use). `fault_server` is the loopback
+//! HTTP server that answers what each case scripts.
 
+mod conformance;
 mod fault_server;
-mod faults;
 mod llama_server;
+mod protocol;
