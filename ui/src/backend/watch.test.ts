@@ -1,12 +1,17 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import { BackendError } from "./Backend";
 import { watchEvents } from "./watch";
 
 const event = (seq: number): RunEvent => ({ run_id: "run-1", seq, timestamp: "2025-01-01T00:00:00Z", type: "token", agent: "host", text: `t${seq}` });
-const sse = (...seqs: number[]) => seqs.map((seq) => `id: ${seq}\ndata: ${JSON.stringify(event(seq))}\n\n`).join("");
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One batch message as the server sends it (`?batches=true`), holding events `seqs`. */
+const batch = (seqs: number[], end: string | null = null, lostFrom: number | null = null) => {
+  const id = seqs.length > 0 ? `id: ${seqs.at(-1)}\n` : "";
+  return `event: batch\n${id}data: ${JSON.stringify({ events: seqs.map(event), end, lost_from: lostFrom })}\n\n`;
+};
+/** The last batch of a leg that finished. */
+const finished = batch([], "finished");
 
 /** An event stream the test writes to as the server would. */
 function serverStream() {
@@ -41,10 +46,10 @@ function opener(...responses: Array<Response | Error>) {
   return { open, asked };
 }
 
-/** Watches with a short batch window, gathering the batches. */
+/** Watches to the end, gathering the batches. */
 async function watch(open: (after: number | null) => Promise<Response>, after: number | null = null) {
   const batches: RunBatch[] = [];
-  const { done } = await watchEvents(open, after, (b) => batches.push(b), 5);
+  const { done } = await watchEvents(open, after, (b) => batches.push(b));
   await done;
   return batches;
 }
@@ -54,26 +59,27 @@ const ends = (batches: RunBatch[]) => batches.map((b) => b.end);
 
 describe("watchEvents", () => {
   it("hands on every event in order, and the last batch says the leg finished", async () => {
-    const { open, asked } = opener(answer(`: keep-alive\n\n${sse(0, 1, 2, 3)}`));
+    const { open, asked } = opener(answer(`: keep-alive\n\n${batch([0, 1])}${batch([2, 3])}${finished}`));
     const batches = await watch(open);
     expect(asked).toEqual([null]);
     expect(seqs(batches)).toEqual([0, 1, 2, 3]);
-    expect(ends(batches).at(-1)).toBe("finished");
-    expect(ends(batches).slice(0, -1).every((end) => end === null)).toBe(true);
+    expect(ends(batches)).toEqual([null, null, "finished"]);
     expect(batches.at(-1)?.lost_from).toBeNull();
   });
 
-  it("gathers what arrives together into one batch and what comes later into the next", async () => {
+  it("hands on the server's batches as they come, without gathering them again", async () => {
+    // The server batches as the app does; a second window here would only delay them.
     const stream = serverStream();
     const batches: RunBatch[] = [];
-    const { done } = await watchEvents(async () => stream.response, null, (b) => batches.push(b), 20);
-    stream.send(sse(0, 1, 2));
-    await pause(60);
-    stream.send(sse(3));
-    await pause(60);
+    const { done } = await watchEvents(async () => stream.response, null, (b) => batches.push(b));
+    stream.send(batch([0, 1, 2]));
+    await vi.waitFor(() => expect(batches).toHaveLength(1));
+    stream.send(batch([3]));
+    await vi.waitFor(() => expect(batches).toHaveLength(2));
+    stream.send(batch([4], "finished"));
     stream.close();
     await done;
-    expect(batches.map((b) => b.events.map((e) => e.seq))).toEqual([[0, 1, 2], [3], []]);
+    expect(batches.map((b) => b.events.map((e) => e.seq))).toEqual([[0, 1, 2], [3], [4]]);
     expect(ends(batches)).toEqual([null, null, "finished"]);
   });
 
@@ -86,7 +92,7 @@ describe("watchEvents", () => {
 
   it("comes back after a lag from the last event it has, and the window never sees the lag", async () => {
     // The server drops a client that reads too slowly; it must catch up by itself.
-    const { open, asked } = opener(answer(`${sse(0, 1, 2)}event: lagged\ndata: {"message":"reconnect"}\n\n`), answer(sse(3, 4)));
+    const { open, asked } = opener(answer(`${batch([0, 1])}${batch([2], "lagged")}`), answer(`${batch([3, 4])}${finished}`));
     const batches = await watch(open);
     expect(asked).toEqual([null, 2]);
     expect(seqs(batches)).toEqual([0, 1, 2, 3, 4]);
@@ -94,7 +100,7 @@ describe("watchEvents", () => {
   });
 
   it("ends lagged when coming back after a lag fails", async () => {
-    const { open, asked } = opener(answer(`${sse(0)}event: lagged\ndata: {}\n\n`), new BackendError("unavailable", "gone"));
+    const { open, asked } = opener(answer(`${batch([0])}${batch([], "lagged")}`), new BackendError("unavailable", "gone"));
     const batches = await watch(open);
     expect(asked).toEqual([null, 0]);
     expect(seqs(batches)).toEqual([0]);
@@ -102,8 +108,7 @@ describe("watchEvents", () => {
   });
 
   it("ends interrupted, with lost_from, when the server stops", async () => {
-    const text = `${sse(0, 1, 2)}event: interrupted\nid: 1\ndata: {"message":"stopping","lost_from":2}\n\n`;
-    const { open } = opener(answer(text));
+    const { open } = opener(answer(`${batch([0, 1])}${batch([2], "interrupted", 2)}`));
     const batches = await watch(open);
     expect(seqs(batches)).toEqual([0, 1, 2]);
     expect(batches.at(-1)).toMatchObject({ end: "interrupted", lost_from: 2n });
@@ -111,11 +116,11 @@ describe("watchEvents", () => {
 
   it("comes back after a broken connection from the last event it has", async () => {
     const first = serverStream();
-    first.send(sse(0, 1));
-    const { open, asked } = opener(first.response, answer(sse(2)));
+    first.send(batch([0, 1]));
+    const { open, asked } = opener(first.response, answer(`${batch([2])}${finished}`));
     const batches: RunBatch[] = [];
-    const { done } = await watchEvents(open, null, (b) => batches.push(b), 5);
-    await pause(20);
+    const { done } = await watchEvents(open, null, (b) => batches.push(b));
+    await vi.waitFor(() => expect(batches).toHaveLength(1));
     first.break();
     await done;
     expect(asked).toEqual([null, 1]);
@@ -123,13 +128,22 @@ describe("watchEvents", () => {
     expect(ends(batches).filter(Boolean)).toEqual(["finished"]);
   });
 
+  it("comes back when a stream ends without saying how the leg ended", async () => {
+    // The server always ends with a batch that says; a stream cut short (a proxy) did not.
+    const { open, asked } = opener(answer(batch([0, 1])), new Response(null, { status: 204 }));
+    const batches = await watch(open);
+    expect(asked).toEqual([null, 1]);
+    expect(seqs(batches)).toEqual([0, 1]);
+    expect(ends(batches)).toEqual([null, "finished"]);
+  });
+
   it("ends interrupted when the connection broke and the server is gone", async () => {
     const first = serverStream();
-    first.send(sse(0));
+    first.send(batch([0]));
     const { open, asked } = opener(first.response, new BackendError("unavailable", "gone"));
     const batches: RunBatch[] = [];
-    const { done } = await watchEvents(open, null, (b) => batches.push(b), 5);
-    await pause(20);
+    const { done } = await watchEvents(open, null, (b) => batches.push(b));
+    await vi.waitFor(() => expect(batches).toHaveLength(1));
     first.break();
     await done;
     expect(asked).toEqual([null, 0]);
@@ -137,8 +151,15 @@ describe("watchEvents", () => {
     expect(batches.at(-1)).toMatchObject({ end: "interrupted", lost_from: null });
   });
 
+  it("gives up after coming back twice without receiving an event", async () => {
+    const { open, asked } = opener(answer(batch([0])), answer(""), answer(""), answer(""));
+    const batches = await watch(open);
+    expect(asked).toEqual([null, 0, 0]);
+    expect(batches.at(-1)).toMatchObject({ events: [], end: "interrupted" });
+  });
+
   it("hands on an event it already has only once", async () => {
-    const { open } = opener(answer(sse(5, 6, 6, 7)));
+    const { open } = opener(answer(`${batch([5, 6])}${batch([6, 7])}${finished}`));
     expect(seqs(await watch(open, 5))).toEqual([6, 7]);
   });
 

@@ -1,25 +1,26 @@
-// Watching a run over HTTP: `GET /runs/{id}/events` read as server-sent events
-// (sse.ts) and handed to the window in batches (batches.ts), with the same ends as
-// the app's watch (src-tauri/crates/crewgraph/src/api/batches.rs):
+// Watching a run over HTTP: `GET /runs/{id}/events?batches=true` read as server-sent
+// events (sse.ts), one `RunBatch` a message, made by the server as the app makes
+// them for the window (src-tauri/crates/crewgraph/src/api/batches.rs,
+// `forward_batches`), so both transports hand the window the same batches. Their
+// ends are the app's too, in the last batch's `end`:
 //
-// - the server closes the stream after the leg's `run_finished` (or after the stored
-//   events of a run going on nowhere), and 204 means nothing after that point and
-//   nothing to come: the last batch says "finished";
-// - `event: interrupted` (the server is stopping): "interrupted", with `lost_from`;
-// - `event: lagged` (this page read too slowly and was dropped), or a connection that
-//   broke: watched again at once from the last event received, so the window sees
-//   nothing of it; only when that fails does the last batch say "lagged" (or
-//   "interrupted", for a broken connection).
+// - "finished": the leg ended (after its `run_finished`, or the stored events of a
+//   run going on nowhere); 204 means nothing after that point and nothing to come;
+// - "interrupted" (the server is stopping), with `lost_from`;
+// - "lagged" (this page read too slowly and was dropped), or a connection that broke
+//   or ended without saying how: watched again at once from the last event received,
+//   so the window sees nothing of it; only when that fails does the last batch say
+//   "lagged" (or "interrupted", for a broken connection).
 //
 //   const { done } = await watchEvents((after) => fetch(eventsUrl(after)), null, onBatch);
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { WatchEnd } from "../bindings/WatchEnd";
-import { BATCH_WINDOW_MS, RunBatcher } from "./batches";
 import { readSse } from "./sse";
 
-/** Opens the run's event stream after event `after` (null: from its first event).
- * Rejects (with a BackendError) when the server refuses: no such run, no token. */
+/** Opens the run's event stream, in batches, after event `after` (null: from its
+ * first event). Rejects (with a BackendError) when the server refuses: no such run,
+ * no token. */
 export type OpenEvents = (after: number | null) => Promise<Response>;
 
 /** A watch going on in the background; `done` settles after its last batch. */
@@ -28,74 +29,66 @@ export type Watch = { done: Promise<void> };
 /** How many times in a row a watch is opened again without receiving an event. */
 const REOPENS = 2;
 
+/** A batch as the server sends it (`lost_from` a JSON number). */
+type SentBatch = { events: RunEvent[]; end: WatchEnd | null; lost_from: number | null };
+
 /** Watches a run from after `after`. Answers once the stream is open (rejecting when
- * it cannot be), then hands `onBatch` every event in batches, the last with `end`. */
-export async function watchEvents(
-  open: OpenEvents,
-  after: number | null,
-  onBatch: (batch: RunBatch) => void,
-  windowMs = BATCH_WINDOW_MS,
-): Promise<Watch> {
+ * it cannot be), then hands `onBatch` every event in the server's batches, the last
+ * with `end`. */
+export async function watchEvents(open: OpenEvents, after: number | null, onBatch: (batch: RunBatch) => void): Promise<Watch> {
   const first = await open(after);
-  const batcher = new RunBatcher(onBatch, windowMs);
-  return { done: follow(first, open, after, batcher) };
+  return { done: follow(first, open, after, onBatch) };
 }
 
 /** How one stream stopped without ending the watch. */
 type Cut = "lagged" | "broken";
 
-async function follow(response: Response, open: OpenEvents, after: number | null, batcher: RunBatcher): Promise<void> {
+async function follow(response: Response, open: OpenEvents, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void> {
   let last = after;
   let reopens = 0;
+  const finish = (end: WatchEnd, events: RunEvent[] = [], lostFrom: number | null = null) =>
+    onBatch({ events, end, lost_from: lostFrom === null ? null : BigInt(lostFrom) });
   for (;;) {
     if (response.status === 204 || !response.body) {
-      batcher.finish("finished");
+      finish("finished");
       return;
     }
-    let cut: Cut | null = null;
+    let cut: Cut = "broken";
     try {
       for await (const message of readSse(response.body)) {
-        if (message.event === "message") {
-          const event = JSON.parse(message.data) as RunEvent;
-          if (last !== null && event.seq <= last) continue; // had it already
-          batcher.push(event);
-          last = event.seq;
+        if (message.event !== "batch") continue;
+        const batch = JSON.parse(message.data) as SentBatch;
+        // A stream opened again may start with events this watch has had already.
+        const events = batch.events.filter((event) => last === null || event.seq > last);
+        const newest = events.at(-1);
+        if (newest) {
+          last = newest.seq;
           reopens = 0;
-        } else if (message.event === "interrupted") {
-          batcher.finish("interrupted", lostFrom(message.data));
-          return;
-        } else if (message.event === "lagged") {
+        }
+        if (batch.end === "lagged") {
+          if (events.length > 0) onBatch({ events, end: null, lost_from: null });
           cut = "lagged";
           break;
         }
+        if (batch.end !== null) {
+          finish(batch.end, events, batch.lost_from);
+          return;
+        }
+        if (events.length > 0) onBatch({ events, end: null, lost_from: null });
       }
     } catch {
       cut = "broken";
     }
-    if (cut === null) {
-      batcher.finish("finished");
-      return;
-    }
     const end: WatchEnd = cut === "lagged" ? "lagged" : "interrupted";
     if (++reopens > REOPENS) {
-      batcher.finish(end);
+      finish(end);
       return;
     }
     try {
       response = await open(last);
     } catch {
-      batcher.finish(end);
+      finish(end);
       return;
     }
-  }
-}
-
-/** `lost_from` of an `interrupted` message's data (null: nothing was lost). */
-function lostFrom(data: string): number | null {
-  try {
-    const { lost_from } = JSON.parse(data) as { lost_from?: unknown };
-    return typeof lost_from === "number" ? lost_from : null;
-  } catch {
-    return null;
   }
 }
