@@ -21,7 +21,8 @@ export type SseMessage = {
  * (a message cut off by the end, without its blank line, is dropped, as the format
  * says). Stopping the loop early cancels the body (the connection closes). */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
-  const reader = body
+  // (Widened to what TextDecoderStream takes: a Uint8Array is a BufferSource.)
+  const reader = (body as ReadableStream<BufferSource>)
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream())
     .getReader();
