@@ -12,6 +12,13 @@
 //! comes back with its last id). When there is nothing to send and nothing will
 //! come, the answer is 204, which tells `EventSource` to stop reconnecting.
 //!
+//! With `?batches=true` the same events come in batches instead, as the window gets
+//! them ([`forward_batches`], the same 50 ms window): one message per batch,
+//! `event: batch`, `id: <the last seq in it>` and `data: <the RunBatch as JSON>`. How
+//! the watch ended travels in the last batch's `end` (`finished`, `lagged`, or
+//! `interrupted` with `lost_from`, its `id:` then the last stored event), so that form
+//! has no other named message.
+//!
 //! With `Accept: application/json` the stored events come as one JSON list instead.
 
 use std::convert::Infallible;
@@ -23,27 +30,29 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use crewgraph_engine::RunId;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, Stream, StreamExt};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::api::{ApiError, WatchItem};
+use crate::api::{forward_batches, ApiError, RunBatch, RunWatch, WatchEnd, WatchItem, BATCH_WINDOW};
 use crate::serve::error::{no_content, HttpError};
 use crate::serve::state::AppState;
 
 /// How long a quiet stream waits before a keep-alive comment.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// Where to start.
+/// Where to start, and in which form.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct After {
+pub struct EventsQuery {
     /// The `seq` of the last event the client has; the `Last-Event-ID` header wins over it.
     pub after: Option<u64>,
+    /// One message per batch of events (`event: batch`, a RunBatch) instead of one per event.
+    pub batches: Option<bool>,
 }
 
 /// The point to start after: `Last-Event-ID`, else `?after`.
-fn start_after(headers: &HeaderMap, query: &After) -> Result<Option<u64>, HttpError> {
+fn start_after(headers: &HeaderMap, query: &EventsQuery) -> Result<Option<u64>, HttpError> {
     let Some(value) = headers.get("last-event-id") else { return Ok(query.after) };
     let text = value.to_str().unwrap_or("?").trim();
     if text.is_empty() {
@@ -85,6 +94,37 @@ fn message(item: WatchItem) -> Event {
     }
 }
 
+/// One SSE message for a batch: `event: batch`, `id:` the last seq in it — or, when
+/// the run was interrupted, the last stored event (empty: none), as `interrupted`
+/// says it in the one-per-event form — and the batch as its data.
+fn batch_message(batch: &RunBatch) -> Event {
+    let id = match (batch.end, batch.lost_from) {
+        (Some(WatchEnd::Interrupted), Some(first_lost)) => Some(first_lost.checked_sub(1).map(|s| s.to_string()).unwrap_or_default()),
+        _ => batch.events.last().map(|event| event.seq.to_string()),
+    };
+    let data = serde_json::to_string(batch)
+        .unwrap_or_else(|e| format!("{{\"events\":[],\"end\":\"interrupted\",\"lost_from\":null,\"error\":\"{e}\"}}"));
+    let event = Event::default().event("batch");
+    match id {
+        Some(id) => event.id(id),
+        None => event,
+    }
+    .data(data)
+}
+
+/// The watch in batches, as the window gets them: [`forward_batches`] runs inside
+/// the stream (polled as the client reads), so a client that stops reading stops it
+/// too and falls behind on the run's live ring until it is dropped (`end: lagged`),
+/// as in the one-per-event form — no batch is buffered for it beyond the one or two
+/// a poll can make.
+fn batches(watch: RunWatch) -> impl Stream<Item = RunBatch> + Send + 'static {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let forward = forward_batches(watch, BATCH_WINDOW, move |batch| tx.send(batch).is_ok());
+    let sent = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|batch| (batch, rx)) });
+    // The forwarding yields nothing itself; it ends (dropping `tx`) after the last batch.
+    futures_util::stream::select(sent.map(Some), forward.into_stream().map(|()| None)).filter_map(std::future::ready)
+}
+
 /// A run's events: the stored ones after `Last-Event-ID` (or `?after`), then the
 /// live ones while it goes on here.
 #[utoipa::path(
@@ -94,10 +134,12 @@ fn message(item: WatchItem) -> Event {
     params(
         ("id" = String, Path, description = "The run's id"),
         ("Last-Event-ID" = Option<String>, Header, description = "The seq of the last event the client has"),
-        After,
+        EventsQuery,
     ),
     responses(
         (status = 200, description = "Server-sent events, one RunEvent (ui/src/bindings/RunEvent.ts) per message with `id: <seq>`; \
+                                      with `batches=true`, one RunBatch (ui/src/bindings/RunBatch.ts) per message, `event: batch`, \
+                                      `id: <its last seq>`, the last one with how the watch ended; \
                                       with `Accept: application/json`, the stored events as a list",
          content((String = "text/event-stream"), (Vec<Object> = "application/json"))),
         (status = 204, description = "Nothing after that point, and the run is not going on here"),
@@ -108,7 +150,7 @@ fn message(item: WatchItem) -> Event {
 pub async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<After>,
+    Query(query): Query<EventsQuery>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let id = RunId::from(id);
@@ -120,8 +162,13 @@ pub async fn events(
     if !watch.is_live() && watch.replay_len() == 0 {
         return Ok(no_content());
     }
-    let stream = watch.into_stream().map(|item| Ok::<_, Infallible>(message(item)));
-    let mut response = Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response();
+    let mut response = if query.batches == Some(true) {
+        let stream = batches(watch).map(|batch| Ok::<_, Infallible>(batch_message(&batch)));
+        Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+    } else {
+        let stream = watch.into_stream().map(|item| Ok::<_, Infallible>(message(item)));
+        Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+    };
     // Asks reverse proxies (nginx) to pass events on at once instead of buffering them.
     response.headers_mut().insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
     Ok(response)
