@@ -7,7 +7,8 @@
 //! (`crash`), Ctrl-C (`interrupt`), bad scripts, crews and resumes (`bad_runs`), bad
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
 //! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
-//! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`).
+//! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`); the
+//! `RouteDecider` conformance suite both deciders pass (`deciders`).
 //! Editing (`editor`): the window editor's open, check, save and export through the API.
 //! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
@@ -24,6 +25,7 @@ mod bad_runs;
 mod batches;
 mod chaos;
 mod crash;
+mod deciders;
 mod e2e;
 mod editor;
 mod fuzz_corpora;

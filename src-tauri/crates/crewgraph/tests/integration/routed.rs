@@ -48,23 +48,23 @@ const REQUEST: &str = "A polished three-line note on bees";
 
 /// One request as the model got it.
 #[derive(Clone, Debug)]
-struct Asked {
+pub(crate) struct Asked {
     agent: AgentId,
     system: String,
-    messages: Vec<Message>,
+    pub(crate) messages: Vec<Message>,
     schema: Option<OutputSchema>,
     model: Option<ModelSpec>,
     signals: Vec<String>,
 }
 
 /// A model that keeps every request it is asked, then lets `inner` answer.
-struct Recording<L> {
+pub(crate) struct Recording<L> {
     inner: L,
     asked: Mutex<Vec<Asked>>,
 }
 
 impl<L> Recording<L> {
-    fn new(inner: L) -> Self {
+    pub(crate) fn new(inner: L) -> Self {
         Recording { inner, asked: Mutex::new(Vec::new()) }
     }
 
@@ -74,7 +74,7 @@ impl<L> Recording<L> {
     }
 
     /// The requests of one agent (`router` for the router).
-    fn of(&self, agent: &str) -> Vec<Asked> {
+    pub(crate) fn of(&self, agent: &str) -> Vec<Asked> {
         self.asked().into_iter().filter(|a| a.agent == *agent).collect()
     }
 }
