@@ -21,6 +21,7 @@ import {
 } from "./keys";
 import { type EditResult, ok, refuse } from "./result";
 import { hasAgent, hasGroup, mapRules, mapTargets, routingOf, setRoutingKey } from "./routing";
+import { agentNodeId } from "../graph/refs";
 
 /** What the agent form may change; the id changes through `renameAgent`. */
 export type AgentPatch = Omit<Partial<AgentSpec>, "id">;
@@ -90,7 +91,7 @@ export function renameAgent(spec: CrewSpec, from: string, to: string): EditResul
   const routing = routingOf(next);
   if (routing.defaults) next = setRoutingKey(next, "defaults", mapValues(routing.defaults, swap));
   if (routing.finalizer === from) next = setRoutingKey(next, "finalizer", id);
-  return ok(next, { [`agent:${from}`]: `agent:${id}` });
+  return ok(next, { [agentNodeId(from)]: agentNodeId(id) });
 }
 
 /** Removes agents and everything that refers to them. A rule leading only to them

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { ViewEdge } from "../bindings/ViewEdge";
+import type { Arrow, NodeRef } from "../graph/refs";
 import { addAgent } from "./agents";
 import {
   addFallback,
@@ -25,29 +26,36 @@ function errorOf(result: EditResult): string {
   return result.error;
 }
 
-const edge = (over: Partial<ViewEdge> & Pick<ViewEdge, "id" | "source" | "target" | "kind">): ViewEdge => ({
-  label: "",
-  signal: null,
-  behavior: null,
-  description: null,
-  rule: null,
-  ...over,
+/** The nodes an edge may join or be dropped on, as their data says what they are. */
+const at = {
+  agent: (agent: string): NodeRef => ({ kind: "agent", agent, group: null }),
+  group: (group: string): NodeRef => ({ kind: "group", agent: null, group }),
+  end: { kind: "end", agent: null, group: null } as NodeRef,
+  wait: { kind: "wait", agent: null, group: null } as NodeRef,
+  router: { kind: "router", agent: null, group: null } as NodeRef,
+};
+
+/** An edge of the engine's view between `source` and `target`. */
+const arrow = (source: NodeRef, target: NodeRef, over: Partial<ViewEdge> & Pick<ViewEdge, "id" | "source" | "target" | "kind">): Arrow => ({
+  view: { label: "", signal: null, behavior: null, description: null, rule: null, ...over },
+  source,
+  target,
 });
 
 describe("connectTarget", () => {
   it("maps each kind of node to what a rule leads to", () => {
-    expect(connectTarget("agent:student")).toEqual({ kind: "agent", id: "student" });
-    expect(connectTarget("group:exam_round")).toEqual({ kind: "group", id: "exam_round" });
-    expect(connectTarget("end")).toEqual({ kind: "end" });
-    expect(connectTarget("wait")).toEqual({ kind: "wait" });
-    expect(connectTarget("router")).toBeNull();
-    expect(connectTarget("agent:")).toBeNull();
+    expect(connectTarget(at.agent("student"))).toEqual({ kind: "agent", id: "student" });
+    expect(connectTarget(at.group("exam_round"))).toEqual({ kind: "group", id: "exam_round" });
+    expect(connectTarget(at.end)).toEqual({ kind: "end" });
+    expect(connectTarget(at.wait)).toEqual({ kind: "wait" });
+    expect(connectTarget(at.router)).toBeNull();
+    expect(connectTarget(at.agent(""))).toBeNull();
   });
 });
 
 describe("connect in a strict registry (the exam)", () => {
   it("draws a built-in terminate signal to End as a rule with an empty target, registering nothing", () => {
-    const result = connect(frozen(examCrew()), { from: "teacher", to: "end", signal: "[END]" });
+    const result = connect(frozen(examCrew()), { from: "teacher", to: at.end, signal: "[END]" });
     const expected = examCrew();
     expected.routing!.signals!.teacher.push({ signal: "[END]", target: "" });
     expect(result).toEqual({ ok: true, spec: expected, rule: { agent: "teacher", index: 2 } });
@@ -55,7 +63,7 @@ describe("connect in a strict registry (the exam)", () => {
 
   it("registers a new signal with the edge's behaviour, and writes the rule's description", () => {
     const next = specOf(
-      connect(frozen(examCrew()), { from: "student", to: "agent:teacher", signal: " [HINT] ", description: "needs a hint" }),
+      connect(frozen(examCrew()), { from: "student", to: at.agent("teacher"), signal: " [HINT] ", description: "needs a hint" }),
     );
     const expected = examCrew();
     expected.signals!.push({ name: "[HINT]", behavior: "route" });
@@ -65,38 +73,38 @@ describe("connect in a strict registry (the exam)", () => {
   });
 
   it("registers a new pause signal drawn to Wait", () => {
-    const next = specOf(connect(frozen(examCrew()), { from: "student", to: "wait", signal: "[STUCK]" }));
+    const next = specOf(connect(frozen(examCrew()), { from: "student", to: at.wait, signal: "[STUCK]" }));
     expect(next.signals!.at(-1)).toEqual({ name: "[STUCK]", behavior: "pause" });
     expect(next.routing!.signals!.student).toEqual([{ signal: "[STUCK]", target: "" }]);
   });
 
   it("refuses a signal whose registered or built-in behaviour does not fit the edge", () => {
     const spec = frozen(examCrew());
-    expect(errorOf(connect(spec, { from: "teacher", to: "agent:student", signal: "[END_EXAM]" }))).toBe(
+    expect(errorOf(connect(spec, { from: "teacher", to: at.agent("student"), signal: "[END_EXAM]" }))).toBe(
       "'[END_EXAM]' ends the run, so it cannot lead to 'student'. Pick another signal.",
     );
-    expect(errorOf(connect(spec, { from: "teacher", to: "agent:student", signal: "[END]" }))).toContain("ends the run");
-    expect(errorOf(connect(spec, { from: "student", to: "end", signal: "[NEXT]" }))).toBe(
+    expect(errorOf(connect(spec, { from: "teacher", to: at.agent("student"), signal: "[END]" }))).toContain("ends the run");
+    expect(errorOf(connect(spec, { from: "student", to: at.end, signal: "[NEXT]" }))).toBe(
       "'[NEXT]' hands the work to one agent, so it cannot lead to End. Pick another signal.",
     );
-    expect(errorOf(connect(spec, { from: "student", to: "agent:teacher", signal: "[WAIT]" }))).toContain("waits for you");
-    expect(errorOf(connect(spec, { from: "student", to: "wait", signal: "[END]" }))).toContain("cannot lead to Wait");
+    expect(errorOf(connect(spec, { from: "student", to: at.agent("teacher"), signal: "[WAIT]" }))).toContain("waits for you");
+    expect(errorOf(connect(spec, { from: "student", to: at.wait, signal: "[END]" }))).toContain("cannot lead to Wait");
   });
 
   it("lets a route signal start a group (the engine runs it), but not a terminate one", () => {
-    const next = specOf(connect(frozen(examCrew()), { from: "reporter", to: "group:exam_round", signal: "[NEXT]" }));
+    const next = specOf(connect(frozen(examCrew()), { from: "reporter", to: at.group("exam_round"), signal: "[NEXT]" }));
     expect(next.routing!.signals!.reporter).toEqual([{ signal: "[NEXT]", target: "exam_round" }]);
     expect(next.signals).toEqual(examCrew().signals);
-    expect(connect(examCrew(), { from: "reporter", to: "group:exam_round", signal: "[DONE]" }).ok).toBe(false);
+    expect(connect(examCrew(), { from: "reporter", to: at.group("exam_round"), signal: "[DONE]" }).ok).toBe(false);
   });
 
   it("refuses what the signal's entry forbids: other senders, other targets", () => {
-    expect(errorOf(connect(frozen(examCrew()), { from: "student", to: "group:exam_round", signal: "[QUESTION]" }))).toBe(
+    expect(errorOf(connect(frozen(examCrew()), { from: "student", to: at.group("exam_round"), signal: "[QUESTION]" }))).toBe(
       "Only 'teacher' may send '[QUESTION]'; change that in the signal list first",
     );
     const withCritic = specOf(addAgent(newsroomCrew(), { id: "critic" }));
     expect(
-      errorOf(connect(frozen(withCritic), { from: "editor", to: "agent:critic", signal: "[ASSIGN]", behavior: "broadcast" })),
+      errorOf(connect(frozen(withCritic), { from: "editor", to: at.agent("critic"), signal: "[ASSIGN]", behavior: "broadcast" })),
     ).toBe("'[ASSIGN]' may only lead to 'writer_a', 'writer_b'; change that in the signal list first");
   });
 });
@@ -106,7 +114,7 @@ describe("connect refusals", () => {
 
   it("refuses an empty signal without asking the checker", () => {
     const check = vi.fn(() => null);
-    expect(connect(spec, { from: "teacher", to: "end", signal: "  " }, { checkSignal: check })).toEqual({
+    expect(connect(spec, { from: "teacher", to: at.end, signal: "  " }, { checkSignal: check })).toEqual({
       ok: false,
       error: "Pick or type the signal for this connection",
     });
@@ -115,71 +123,71 @@ describe("connect refusals", () => {
 
   it("asks the engine's checker about the name and refuses with its message", () => {
     const check = vi.fn((name: string) => (name === "[]" ? "invalid signal format '[]'" : null));
-    expect(connect(spec, { from: "teacher", to: "end", signal: "[]" }, { checkSignal: check })).toEqual({
+    expect(connect(spec, { from: "teacher", to: at.end, signal: "[]" }, { checkSignal: check })).toEqual({
       ok: false,
       error: "invalid signal format '[]'",
     });
     expect(check).toHaveBeenCalledWith("[]");
-    expect(connect(spec, { from: "teacher", to: "end", signal: "[FIN]" }, { checkSignal: check }).ok).toBe(true);
+    expect(connect(spec, { from: "teacher", to: at.end, signal: "[FIN]" }, { checkSignal: check }).ok).toBe(true);
   });
 
   it("refuses the same rule twice", () => {
-    expect(errorOf(connect(spec, { from: "teacher", to: "end", signal: "[END_EXAM]" }))).toBe(
+    expect(errorOf(connect(spec, { from: "teacher", to: at.end, signal: "[END_EXAM]" }))).toBe(
       "'teacher' already sends '[END_EXAM]' to End",
     );
-    expect(errorOf(connect(spec, { from: "teacher", to: "group:exam_round", signal: "[QUESTION]" }))).toBe(
+    expect(errorOf(connect(spec, { from: "teacher", to: at.group("exam_round"), signal: "[QUESTION]" }))).toBe(
       "'teacher' already sends '[QUESTION]' to the group 'exam_round'",
     );
     expect(
-      errorOf(connect(newsroomCrew(), { from: "editor", to: "agent:writer_b", signal: "[ASSIGN]", behavior: "broadcast" })),
+      errorOf(connect(newsroomCrew(), { from: "editor", to: at.agent("writer_b"), signal: "[ASSIGN]", behavior: "broadcast" })),
     ).toBe("'editor' already sends '[ASSIGN]' to 'writer_b'");
   });
 
   it("refuses unknown ends, the router, a broadcast to a group and a parallel start of an agent", () => {
-    expect(errorOf(connect(spec, { from: "ghost", to: "end", signal: "[END]" }))).toBe("There is no agent called 'ghost'");
-    expect(errorOf(connect(spec, { from: "teacher", to: "agent:ghost", signal: "[NEXT]" }))).toBe(
+    expect(errorOf(connect(spec, { from: "ghost", to: at.end, signal: "[END]" }))).toBe("There is no agent called 'ghost'");
+    expect(errorOf(connect(spec, { from: "teacher", to: at.agent("ghost"), signal: "[NEXT]" }))).toBe(
       "There is no agent called 'ghost'",
     );
-    expect(errorOf(connect(spec, { from: "teacher", to: "group:nope", signal: "[NEXT]" }))).toBe(
+    expect(errorOf(connect(spec, { from: "teacher", to: at.group("nope"), signal: "[NEXT]" }))).toBe(
       "There is no group called 'nope'",
     );
-    expect(errorOf(connect(spec, { from: "teacher", to: "router", signal: "[NEXT]" }))).toContain("can only lead to");
+    expect(errorOf(connect(spec, { from: "teacher", to: at.router, signal: "[NEXT]" }))).toContain("can only lead to");
     expect(
-      errorOf(connect(spec, { from: "teacher", to: "group:exam_round", signal: "[ALL]", behavior: "broadcast" })),
+      errorOf(connect(spec, { from: "teacher", to: at.group("exam_round"), signal: "[ALL]", behavior: "broadcast" })),
     ).toBe("A broadcast goes to agents, not to a group");
-    expect(errorOf(connect(spec, { from: "teacher", to: "agent:student", signal: "[GO]", behavior: "parallel" }))).toContain(
+    expect(errorOf(connect(spec, { from: "teacher", to: at.agent("student"), signal: "[GO]", behavior: "parallel" }))).toContain(
       "Only a group",
     );
   });
 
   it("asks before connecting an agent to itself", () => {
-    const asked = connect(spec, { from: "student", to: "agent:student", signal: "[RETRY]" });
+    const asked = connect(spec, { from: "student", to: at.agent("student"), signal: "[RETRY]" });
     expect(asked).toEqual({
       ok: false,
       needsConfirmation: true,
       error: "'student' would hand the work back to itself on '[RETRY]'. Connect it anyway?",
     });
-    const confirmed = specOf(connect(spec, { from: "student", to: "agent:student", signal: "[RETRY]" }, { confirmSelf: true }));
+    const confirmed = specOf(connect(spec, { from: "student", to: at.agent("student"), signal: "[RETRY]" }, { confirmSelf: true }));
     expect(confirmed.routing!.signals!.student).toEqual([{ signal: "[RETRY]", target: "student" }]);
   });
 });
 
 describe("connect in an implicit registry (the Go quiz)", () => {
   it("adds a terminate rule and leaves the crew without a signals section", () => {
-    const next = specOf(connect(frozen(quizCrew()), { from: "contestant", to: "end", signal: "[GIVE_UP]" }));
+    const next = specOf(connect(frozen(quizCrew()), { from: "contestant", to: at.end, signal: "[GIVE_UP]" }));
     const expected = quizCrew();
     expected.routing!.signals!.contestant.push({ signal: "[GIVE_UP]", target: "" });
     expect(next).toEqual(expected);
   });
 
   it("accepts any signal for a route: the rule itself says what it does", () => {
-    const next = specOf(connect(frozen(quizCrew()), { from: "scorekeeper", to: "agent:quizmaster", signal: "[END]" }));
+    const next = specOf(connect(frozen(quizCrew()), { from: "scorekeeper", to: at.agent("quizmaster"), signal: "[END]" }));
     expect(next.signals).toBeUndefined();
     expect(next.routing!.signals!.scorekeeper).toEqual([{ signal: "[END]", target: "quizmaster" }]);
   });
 
   it("makes the registry strict before drawing a pause, which a target cannot imply", () => {
-    const next = specOf(connect(frozen(quizCrew()), { from: "contestant", to: "wait", signal: "[WAIT]" }));
+    const next = specOf(connect(frozen(quizCrew()), { from: "contestant", to: at.wait, signal: "[WAIT]" }));
     const expected = quizCrew();
     // Inserted after `agents`, before `routing`; every signal the rules use keeps its behaviour.
     const { routing, settings, ...head } = expected;
@@ -200,11 +208,11 @@ describe("connect in an implicit registry (the Go quiz)", () => {
 
   it("broadcasts: a one-target broadcast makes the registry strict, the next target joins its list", () => {
     const first = specOf(
-      connect(frozen(quizCrew()), { from: "quizmaster", to: "agent:scorekeeper", signal: "[CHEER]", behavior: "broadcast" }),
+      connect(frozen(quizCrew()), { from: "quizmaster", to: at.agent("scorekeeper"), signal: "[CHEER]", behavior: "broadcast" }),
     );
     expect(first.signals!.at(-1)).toEqual({ name: "[CHEER]", behavior: "broadcast" });
     expect(first.routing!.signals!.quizmaster[2]).toEqual({ signal: "[CHEER]", target: ["scorekeeper"] });
-    const second = connect(frozen(first), { from: "quizmaster", to: "agent:commentator", signal: "[CHEER]" });
+    const second = connect(frozen(first), { from: "quizmaster", to: at.agent("commentator"), signal: "[CHEER]" });
     // The registered behaviour (broadcast) is taken when the person does not pick one.
     expect(second).toEqual({
       ok: true,
@@ -230,15 +238,15 @@ describe("connect broadcasts in a strict registry", () => {
   it("turns a single target into a list when another target joins the broadcast", () => {
     const spec = newsroomCrew();
     spec.routing!.signals!.editor[0] = { signal: "[ASSIGN]", target: "writer_a" };
-    const next = specOf(connect(frozen(spec), { from: "editor", to: "agent:writer_b", signal: "[ASSIGN]" }));
+    const next = specOf(connect(frozen(spec), { from: "editor", to: at.agent("writer_b"), signal: "[ASSIGN]" }));
     expect(next.routing!.signals!.editor[0]).toEqual({ signal: "[ASSIGN]", target: ["writer_a", "writer_b"] });
     expect(next.signals).toBe(spec.signals);
   });
 
   it("refuses a route on a broadcast signal and a broadcast on a route signal", () => {
     const spec = frozen(newsroomCrew());
-    expect(connect(spec, { from: "editor", to: "agent:writer_a", signal: "[ASSIGN]", behavior: "route" }).ok).toBe(false);
-    expect(connect(spec, { from: "writer_a", to: "agent:writer_b", signal: "[NEXT]", behavior: "broadcast" }).ok).toBe(false);
+    expect(connect(spec, { from: "editor", to: at.agent("writer_a"), signal: "[ASSIGN]", behavior: "route" }).ok).toBe(false);
+    expect(connect(spec, { from: "writer_a", to: at.agent("writer_b"), signal: "[NEXT]", behavior: "broadcast" }).ok).toBe(false);
   });
 });
 
@@ -263,7 +271,7 @@ describe("rules", () => {
     expect(errorOf(updateRule(spec, "teacher", 1, { signal: "[NEXT]" }))).toContain("hands the work to one agent");
     expect(errorOf(updateRule(spec, "teacher", 1, { signal: " " }))).toBe("A connection needs a signal");
     expect(errorOf(updateRule(spec, "teacher", 0, { target: "ghost" }))).toBe("There is no agent or group called 'ghost'");
-    const twice = specOf(connect(spec, { from: "teacher", to: "end", signal: "[END]" }));
+    const twice = specOf(connect(spec, { from: "teacher", to: at.end, signal: "[END]" }));
     expect(errorOf(updateRule(twice, "teacher", 2, { signal: "[END_EXAM]" }))).toContain("already has a connection");
   });
 
@@ -294,7 +302,7 @@ describe("fallbacks", () => {
 
 describe("edges of the graph", () => {
   const broadcast = (writer: string) =>
-    edge({
+    arrow(at.agent("editor"), at.agent(writer), {
       id: `rule:editor:0:agent:${writer}`,
       source: "agent:editor",
       target: `agent:${writer}`,
@@ -312,27 +320,27 @@ describe("edges of the graph", () => {
       target: { kind: "agent", id: "writer_b" },
     });
     expect(
-      edgeToEdit(edge({ id: "fallback:editor:agent:writer_a", source: "agent:editor", target: "agent:writer_a", kind: "fallback" })),
+      edgeToEdit(arrow(at.agent("editor"), at.agent("writer_a"), { id: "fallback:editor:agent:writer_a", source: "agent:editor", target: "agent:writer_a", kind: "fallback" })),
     ).toEqual({ kind: "fallback", from: "editor", to: "writer_a" });
-    expect(edgeToEdit(edge({ id: "member:g:agent:a", source: "group:g", target: "agent:a", kind: "membership" }))).toEqual({
+    expect(edgeToEdit(arrow(at.group("g"), at.agent("a"), { id: "member:g:agent:a", source: "group:g", target: "agent:a", kind: "membership" }))).toEqual({
       kind: "membership",
       group: "g",
       agent: "a",
     });
-    expect(edgeToEdit(edge({ id: "next:g:agent:a", source: "group:g", target: "agent:a", kind: "group_next" }))).toEqual({
+    expect(edgeToEdit(arrow(at.group("g"), at.agent("a"), { id: "next:g:agent:a", source: "group:g", target: "agent:a", kind: "group_next" }))).toEqual({
       kind: "group_next",
       group: "g",
       agent: "a",
     });
-    expect(edgeToEdit(edge({ id: "terminal:a:end", source: "agent:a", target: "end", kind: "terminal" }))).toEqual({
+    expect(edgeToEdit(arrow(at.agent("a"), at.end, { id: "terminal:a:end", source: "agent:a", target: "end", kind: "terminal" }))).toEqual({
       kind: "terminal",
       agent: "a",
     });
-    expect(edgeToEdit(edge({ id: "waits:a:wait", source: "agent:a", target: "wait", kind: "waits" }))).toEqual({
+    expect(edgeToEdit(arrow(at.agent("a"), at.wait, { id: "waits:a:wait", source: "agent:a", target: "wait", kind: "waits" }))).toEqual({
       kind: "waits",
       agent: "a",
     });
-    expect(edgeToEdit(edge({ id: "score:router:agent:a", source: "router", target: "agent:a", kind: "score" }))).toBeNull();
+    expect(edgeToEdit(arrow(at.router, at.agent("a"), { id: "score:router:agent:a", source: "router", target: "agent:a", kind: "score" }))).toBeNull();
   });
 
   it("deletes one edge of a broadcast by taking its target out of the list", () => {
@@ -343,7 +351,7 @@ describe("edges of the graph", () => {
   });
 
   it("deletes a signal edge's rule", () => {
-    const toEnd = edge({ id: "rule:teacher:1:end", source: "agent:teacher", target: "end", kind: "signal", rule: { agent: "teacher", index: 1 } });
+    const toEnd = arrow(at.agent("teacher"), at.end, { id: "rule:teacher:1:end", source: "agent:teacher", target: "end", kind: "signal", rule: { agent: "teacher", index: 1 } });
     expect(specOf(removeEdge(frozen(examCrew()), toEnd)).routing!.signals!.teacher).toEqual([
       { signal: "[QUESTION]", target: "exam_round" },
     ]);
@@ -355,20 +363,20 @@ describe("edges of the graph", () => {
       agents: [{ id: "a", is_terminal: true, wait_for_signal: true }],
       routing: { agent_behaviors: { a: { is_terminal: true } } },
     };
-    const finished = specOf(removeEdge(frozen(spec), edge({ id: "terminal:a:end", source: "agent:a", target: "end", kind: "terminal" })));
+    const finished = specOf(removeEdge(frozen(spec), arrow(at.agent("a"), at.end, { id: "terminal:a:end", source: "agent:a", target: "end", kind: "terminal" })));
     expect(finished).toEqual({ entry_point: "a", agents: [{ id: "a", wait_for_signal: true }] });
-    const waits = specOf(removeEdge(finished, edge({ id: "waits:a:wait", source: "agent:a", target: "wait", kind: "waits" })));
+    const waits = specOf(removeEdge(finished, arrow(at.agent("a"), at.wait, { id: "waits:a:wait", source: "agent:a", target: "wait", kind: "waits" })));
     expect(waits).toEqual({ entry_point: "a", agents: [{ id: "a" }] });
   });
 
   it("deletes a group's 'then' edge and a membership, and refuses the 'back' edge and strategy edges", () => {
     const spec = frozen(examCrew());
-    const then = edge({ id: "next:exam_round:agent:teacher", source: "group:exam_round", target: "agent:teacher", kind: "group_next" });
+    const then = arrow(at.group("exam_round"), at.agent("teacher"), { id: "next:exam_round:agent:teacher", source: "group:exam_round", target: "agent:teacher", kind: "group_next" });
     const thenGone = specOf(removeEdge(spec, then));
     expect(thenGone.routing!.parallel_groups!.exam_round.next_agent).toBeUndefined();
     expect(errorOf(removeEdge(thenGone, then))).toContain("goes back to the agent that started it");
-    const member = edge({ id: "member:exam_round:agent:student", source: "group:exam_round", target: "agent:student", kind: "membership" });
+    const member = arrow(at.group("exam_round"), at.agent("student"), { id: "member:exam_round:agent:student", source: "group:exam_round", target: "agent:student", kind: "membership" });
     expect(specOf(removeEdge(spec, member)).routing!.parallel_groups!.exam_round.agents).toEqual(["reporter"]);
-    expect(removeEdge(spec, edge({ id: "finalize:a:agent:b", source: "agent:a", target: "agent:b", kind: "finalize" })).ok).toBe(false);
+    expect(removeEdge(spec, arrow(at.agent("a"), at.agent("b"), { id: "finalize:a:agent:b", source: "agent:a", target: "agent:b", kind: "finalize" })).ok).toBe(false);
   });
 });

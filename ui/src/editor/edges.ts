@@ -6,7 +6,7 @@ import type { Behavior } from "../bindings/Behavior";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { RuleRef } from "../bindings/RuleRef";
 import type { RuleSpec } from "../bindings/RuleSpec";
-import type { ViewEdge } from "../bindings/ViewEdge";
+import type { Arrow, NodeRef } from "../graph/refs";
 import { removeMember } from "./groups";
 import { AGENT_KEYS, GROUP_KEYS, RULE_KEYS, list, setKey, text, withoutKeys } from "./keys";
 import {
@@ -34,8 +34,8 @@ export type EdgeBehavior = "route" | "broadcast" | "parallel";
 export type Connection = {
   /** The emitting agent's id (not its node id). */
   from: string;
-  /** The React Flow node id the edge was dropped on. */
-  to: string;
+  /** The node the edge was dropped on (its data: which agent or group it is). */
+  to: NodeRef;
   signal: string;
   /** Omitted: the signal's registered behaviour when it is a broadcast, else route. */
   behavior?: EdgeBehavior;
@@ -64,14 +64,12 @@ export type EdgeRef =
   | { kind: "terminal"; agent: string }
   | { kind: "waits"; agent: string };
 
-/** What a rule targets when an edge is dropped on `nodeId`; null for the router. */
-export function connectTarget(nodeId: string): RuleTarget | null {
-  if (nodeId === "end") return { kind: "end" };
-  if (nodeId === "wait") return { kind: "wait" };
-  const agent = idIn(nodeId, "agent:");
-  if (agent !== null) return { kind: "agent", id: agent };
-  const group = idIn(nodeId, "group:");
-  if (group !== null) return { kind: "group", id: group };
+/** What a rule targets when an edge is dropped on node `to`; null for the router. */
+export function connectTarget(to: NodeRef): RuleTarget | null {
+  if (to.kind === "end") return { kind: "end" };
+  if (to.kind === "wait") return { kind: "wait" };
+  if (to.agent) return { kind: "agent", id: to.agent };
+  if (to.group) return { kind: "group", id: to.group };
   return null;
 }
 
@@ -232,14 +230,14 @@ export function removeFallback(spec: CrewSpec, from: string, to: string): EditRe
 
 /** What an edge of the engine's graph is in the crew file; null for the edges a
  * routing strategy draws (score, finalize, assign), which are not edited. */
-export function edgeToEdit(edge: ViewEdge): EdgeRef | null {
-  const sourceAgent = idIn(edge.source, "agent:");
-  const sourceGroup = idIn(edge.source, "group:");
-  const targetAgent = idIn(edge.target, "agent:");
+export function edgeToEdit({ view: edge, source, target }: Arrow): EdgeRef | null {
+  const sourceAgent = source.agent;
+  const sourceGroup = source.group;
+  const targetAgent = target.agent;
   switch (edge.kind) {
     case "signal":
       return edge.rule
-        ? { kind: "rule", agent: edge.rule.agent, index: edge.rule.index, target: connectTarget(edge.target) }
+        ? { kind: "rule", agent: edge.rule.agent, index: edge.rule.index, target: connectTarget(target) }
         : null;
     case "fallback":
       return sourceAgent !== null && targetAgent !== null ? { kind: "fallback", from: sourceAgent, to: targetAgent } : null;
@@ -266,8 +264,8 @@ export function edgeToEdit(edge: ViewEdge): EdgeRef | null {
  * "finishes" and "waits for you" edges clear the agent's flag, wherever it is set
  * (on the agent or in `routing.agent_behaviors`).
  */
-export function removeEdge(spec: CrewSpec, edge: ViewEdge): EditResult {
-  const ref = edgeToEdit(edge);
+export function removeEdge(spec: CrewSpec, arrow: Arrow): EditResult {
+  const ref = edgeToEdit(arrow);
   if (ref === null) return refuse("This connection comes from the crew's routing strategy and cannot be deleted");
   switch (ref.kind) {
     case "rule":
@@ -423,8 +421,4 @@ function toWords(target: RuleTarget): string {
     case "agent":
       return `to '${target.id}'`;
   }
-}
-
-function idIn(nodeId: string, prefix: string): string | null {
-  return nodeId.startsWith(prefix) && nodeId.length > prefix.length ? nodeId.slice(prefix.length) : null;
 }

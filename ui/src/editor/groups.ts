@@ -7,6 +7,7 @@ import { mapSignalLists } from "./agents";
 import { GROUP_KEYS, renameKey, setKey, text, withoutKeys } from "./keys";
 import { type EditResult, ok, refuse } from "./result";
 import { groupsOf, hasAgent, hasGroup, mapRules, mapTargets, setRoutingKey } from "./routing";
+import { groupNodeId } from "../graph/refs";
 
 /** What the group's settings panel may change. An empty `timeout` or `next_agent`
  * removes it (the default timeout; back to the agent that started the group). */
@@ -81,7 +82,7 @@ export function renameGroup(spec: CrewSpec, from: string, to: string): EditResul
   let next = setRoutingKey(spec, "parallel_groups", renameKey(groupsOf(spec), from, name));
   next = mapRules(next, (rule) => mapTargets(rule, swap));
   next = mapRegistry(next, swap);
-  return ok(next, { [`group:${from}`]: `group:${name}` });
+  return ok(next, { [groupNodeId(from)]: groupNodeId(name) });
 }
 
 /** Removes a group; a rule leading only to it goes too, a list loses it. */

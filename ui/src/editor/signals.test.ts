@@ -194,7 +194,7 @@ describe("renameSignal", () => {
   });
 
   it("registers a used built-in's meaning under the new name in a strict crew", () => {
-    const spec = specOf(connect(examCrew(), { from: "student", to: "agent:teacher", signal: "[NEXT]" }));
+    const spec = specOf(connect(examCrew(), { from: "student", to: { kind: "agent", agent: "teacher", group: null }, signal: "[NEXT]" }));
     const next = specOf(renameSignal(frozen(spec), "[NEXT]", "[GO]"));
     expect(next.routing!.signals!.student).toEqual([{ signal: "[GO]", target: "teacher" }]);
     expect(next.signals!.at(-1)).toEqual({ name: "[GO]", behavior: "route", description: "Hand over to the next agent" });

@@ -93,7 +93,7 @@ describe("editing", () => {
 
   it("hands back the edit's own result (a drawn edge's rule)", () => {
     const store = openExam();
-    const result = store.getState().edit("connect", (spec) => connect(spec, { from: "teacher", to: "end", signal: "[END]" }));
+    const result = store.getState().edit("connect", (spec) => connect(spec, { from: "teacher", to: { kind: "end", agent: null, group: null }, signal: "[END]" }));
     expect(result.ok && "rule" in result && result.rule).toEqual({ agent: "teacher", index: 2 });
   });
 });

@@ -10,6 +10,7 @@ import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewLayout } from "../bindings/CrewLayout";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { ProblemView } from "../bindings/ProblemView";
+import { inSelection } from "../graph/refs";
 import { deepEqual } from "./equal";
 import * as history from "./history";
 import type { History, Positions, Snapshot } from "./history";
@@ -281,8 +282,9 @@ function rekey(positions: Positions, renamed: Record<string, string>): Positions
 function moveLabel(spec: CrewSpec, ids: string[]): string {
   if (ids.length === 1) {
     const [id] = ids;
-    const agent = id.startsWith("agent:") ? spec.agents.find((a) => a.id === id.slice("agent:".length)) : undefined;
-    return `move ${agent?.name ?? agent?.id ?? id.replace(/^group:/, "")}`;
+    const { agents, groups } = inSelection(spec, ids);
+    const agent = spec.agents.find((a) => a.id === agents[0]);
+    return `move ${agent?.name ?? agent?.id ?? groups[0] ?? id}`;
   }
   return `move ${ids.length} nodes`;
 }

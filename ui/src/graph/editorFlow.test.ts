@@ -36,18 +36,18 @@ describe("toEditorFlow", () => {
 describe("groupDrop", () => {
   it("joins a group when an agent is dropped inside its frame", () => {
     const moved = { ...positions, "agent:teacher": { x: 410, y: 120 } };
-    expect(groupDrop(examGraph, moved, "agent:teacher")).toEqual({ join: ["group:round"], leave: [] });
+    expect(groupDrop(examGraph, moved, "agent:teacher")).toEqual({ agent: "teacher", join: ["round"], leave: [] });
   });
 
   it("leaves a group when a member is dropped outside the frame of the others", () => {
     const moved = { ...positions, "agent:reporter": { x: 900, y: 600 } };
-    expect(groupDrop(examGraph, moved, "agent:reporter")).toEqual({ join: [], leave: ["group:round"] });
+    expect(groupDrop(examGraph, moved, "agent:reporter")).toEqual({ agent: "reporter", join: [], leave: ["round"] });
   });
 
   it("changes nothing when a member moves within its group", () => {
     const moved = { ...positions, "agent:reporter": { x: 420, y: 90 } };
-    expect(groupDrop(examGraph, moved, "agent:reporter")).toEqual({ join: [], leave: [] });
-    expect(groupDrop(examGraph, positions, "agent:teacher")).toEqual({ join: [], leave: [] });
+    expect(groupDrop(examGraph, moved, "agent:reporter")).toEqual({ agent: "reporter", join: [], leave: [] });
+    expect(groupDrop(examGraph, positions, "agent:teacher")).toEqual({ agent: "teacher", join: [], leave: [] });
   });
 });
 

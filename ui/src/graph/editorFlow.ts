@@ -8,7 +8,8 @@ import type { ViewNode } from "../bindings/ViewNode";
 import type { Positions } from "../editor/history";
 import { type Box, type Direction, groupHeader, type Layout, type Route, absoluteBox, nodeSize } from "./layout";
 import type { Badge } from "./problems";
-import { type CrewEdge, type CrewNode, toFlowEdge } from "./toFlow";
+import { arrowOf, graphRefs, nodeRef } from "./refs";
+import { type CrewEdge, type CrewNode, toFlowEdge, toFlowNodeData } from "./toFlow";
 
 /** Space between a group's frame and its members. */
 export const groupPadding = 24;
@@ -23,6 +24,7 @@ export function toEditorFlow(
   routes: Map<string, Route> = new Map(),
 ): { nodes: CrewNode[]; edges: CrewEdge[] } {
   const frames = groupFrames(view, positions);
+  const refs = graphRefs(view);
   const nodes: CrewNode[] = [];
   for (const node of view.nodes) {
     const box = node.kind === "group" ? frames.get(node.id) : nodeBox(node, positions);
@@ -33,7 +35,7 @@ export function toEditorFlow(
       position: { x: box.x, y: box.y },
       width: box.width,
       height: box.height,
-      data: { view: node, badge: badges.get(node.id), direction },
+      data: toFlowNodeData(nodeRef(node), node, direction, badges.get(node.id)),
       className: `crew-node crew-node-${node.kind}`,
       ...(node.kind === "group" ? { zIndex: -1, draggable: false } : {}),
     });
@@ -42,7 +44,7 @@ export function toEditorFlow(
   nodes.sort((a, b) => Number(b.type === "group") - Number(a.type === "group"));
   // An edge follows the automatic layout's route while its two ends are where the
   // layout put them (the edge component checks), a curve otherwise.
-  return { nodes, edges: view.edges.map((edge) => toFlowEdge(edge, badges, routes.get(edge.id))) };
+  return { nodes, edges: view.edges.map((edge) => toFlowEdge(arrowOf(edge, refs), badges, routes.get(edge.id))) };
 }
 
 /** A node's box on the canvas (not for groups: see `groupFrames`). */
@@ -71,12 +73,13 @@ export function groupFrames(view: GraphView, positions: Positions, leaveOut?: st
   return frames;
 }
 
-/** What dropping agent node `id` at `at` means for groups: the groups it joins (its
- * centre is inside their frame) and the groups it leaves (its centre is outside the
- * frame of the group's other members). */
-export function groupDrop(view: GraphView, positions: Positions, id: string): { join: string[]; leave: string[] } {
+/** What dropping agent node `id` at `at` means for groups: the agent's id, the groups
+ * it joins (its centre is inside their frame) and the groups it leaves (its centre is
+ * outside the frame of the group's other members), by the groups' ids. */
+export function groupDrop(view: GraphView, positions: Positions, id: string): { agent: string | null; join: string[]; leave: string[] } {
   const node = view.nodes.find((n) => n.id === id);
-  if (!node || node.kind !== "agent") return { join: [], leave: [] };
+  const agent = node ? nodeRef(node).agent : null;
+  if (!node || agent === null) return { agent: null, join: [], leave: [] };
   const box = nodeBox(node, positions);
   const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
   const inside = (frame: Box) =>
@@ -89,11 +92,12 @@ export function groupDrop(view: GraphView, positions: Positions, id: string): { 
     const member = node.parent === group.id;
     const others = view.nodes.some((n) => n.parent === group.id && n.id !== id);
     const frame = without.get(group.id);
-    if (!frame) continue;
-    if (member && others && !inside(frame)) leave.push(group.id);
-    if (!member && inside(frame)) join.push(group.id);
+    const groupId = nodeRef(group).group;
+    if (!frame || groupId === null) continue;
+    if (member && others && !inside(frame)) leave.push(groupId);
+    if (!member && inside(frame)) join.push(groupId);
   }
-  return { join, leave };
+  return { agent, join, leave };
 }
 
 /** Positions for the nodes that have none, from an automatic layout. */

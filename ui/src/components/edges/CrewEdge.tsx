@@ -7,13 +7,14 @@ import { useContext } from "react";
 import { midpoint, near, roundedPath } from "../../graph/path";
 import type { CrewEdge } from "../../graph/toFlow";
 import { ProblemBadge } from "../ProblemBadge";
+import { unknownNode } from "../../graph/refs";
 import { useEdgeRunInfo } from "../run/useRunGraph";
 import { SelectionContext } from "../selection";
 
 export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   const { id, data, markerEnd, selected, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props;
   const select = useContext(SelectionContext);
-  const run = useEdgeRunInfo(props.source, props.target);
+  const run = useEdgeRunInfo(data?.source ?? unknownNode, data?.target ?? unknownNode);
   if (!data) return null;
   const route = data.route;
   let path: string;

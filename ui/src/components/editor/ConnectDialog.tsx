@@ -9,18 +9,22 @@ import type { CrewSpec } from "../../bindings/CrewSpec";
 import { connect, connectTarget, type EdgeBehavior } from "../../editor/edges";
 import { editorStore, useEditor } from "../../editor/store";
 import { listSignals } from "../../editor/signals";
+import type { NodeRef } from "../../graph/refs";
 import { behaviorColor } from "../../graph/style";
 import { Dialog } from "../Dialog";
 
-export type PendingConnection = { from: string; to: string };
+/** An edge drawn from agent `from` (its id) to node `to`, waiting for its signal. */
+export type PendingConnection = { from: string; to: NodeRef };
 
-const nodeName = (spec: CrewSpec, nodeId: string) => {
-  const target = connectTarget(nodeId);
-  if (!target) return nodeId;
+const agentName = (spec: CrewSpec, id: string) => spec.agents.find((a) => a.id === id)?.name || id;
+
+const nodeName = (spec: CrewSpec, node: NodeRef) => {
+  const target = connectTarget(node);
+  if (!target) return node.kind;
   if (target.kind === "end") return "the End";
   if (target.kind === "wait") return "Wait for you";
   if (target.kind === "group") return `the group ${target.id}`;
-  return spec.agents.find((a) => a.id === target.id)?.name || target.id;
+  return agentName(spec, target.id);
 };
 
 export function ConnectDialog({ pending, onClose }: { pending: PendingConnection; onClose: () => void }) {
@@ -59,7 +63,7 @@ export function ConnectDialog({ pending, onClose }: { pending: PendingConnection
   }, [signal]);
 
   if (!spec) return null;
-  const fromName = nodeName(spec, `agent:${pending.from}`);
+  const fromName = agentName(spec, pending.from);
   const toName = nodeName(spec, pending.to);
 
   const submit = (confirmed: boolean) => {

@@ -24,6 +24,7 @@ import {
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { CrewDocument } from "../../bindings/CrewDocument";
+import type { CrewSpec } from "../../bindings/CrewSpec";
 import { copyAgents, type ClipboardPayload, pasteAgents } from "../../editor/clipboard";
 import { deleteItems } from "../../editor/deleteItems";
 import { addFallback } from "../../editor/edges";
@@ -44,7 +45,8 @@ import {
 } from "../../graph/editorFlow";
 import { type Direction, layoutGraph, type Route } from "../../graph/layout";
 import { badgesByTarget, problemSummary } from "../../graph/problems";
-import type { CrewEdge, CrewNode } from "../../graph/toFlow";
+import { agentNodeId, groupNodeId, inSelection } from "../../graph/refs";
+import { type CrewEdge, type CrewNode, refOfNode } from "../../graph/toFlow";
 import { CrewEdgeView } from "../edges/CrewEdge";
 import { CheckIcon, ErrorIcon } from "../icons";
 import { EditorInspector, NewAgentDialog } from "../inspector/EditorInspector";
@@ -76,7 +78,8 @@ const endWordsRoom = { width: 260, height: 60 };
 const noNodes: CrewNode[] = [];
 const noEdges: CrewEdge[] = [];
 const edit = (...args: Parameters<EditorState["edit"]>) => editorStore.getState().edit(...args);
-const agentOf = (nodeId: string) => (nodeId.startsWith("agent:") ? nodeId.slice("agent:".length) : null);
+/** The crew's agents among the selected node ids. */
+const selectedAgents = (spec: CrewSpec, ids: string[]) => inSelection(spec, ids).agents;
 
 function reducedMotion(): boolean {
   return typeof window !== "undefined" && window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
@@ -255,11 +258,10 @@ function Editor({ files }: { files: Files }) {
       const moved: Positions = { ...state.positions };
       for (const node of dragged) moved[node.id] = { x: Math.round(node.position.x), y: Math.round(node.position.y) };
       const single = dragged.length === 1 ? dragged[0] : null;
-      const drop = single && document ? groupDrop(document.graph, moved, single.id) : { join: [], leave: [] };
-      const agent = single ? agentOf(single.id) : null;
-      if (agent && (drop.join.length || drop.leave.length)) {
-        const group = (drop.join[0] ?? drop.leave[0]).slice("group:".length);
-        const joining = drop.join.length > 0;
+      const { agent, join, leave } = single && document ? groupDrop(document.graph, moved, single.id) : { agent: null, join: [], leave: [] };
+      if (agent && (join.length || leave.length)) {
+        const group = join[0] ?? leave[0];
+        const joining = join.length > 0;
         edit(joining ? `Add ${agent} to ${group}` : `Take ${agent} out of ${group}`, (s) => (joining ? addMember(s, group, agent) : removeMember(s, group, agent)), {
           positions: moved,
         });
@@ -272,17 +274,21 @@ function Editor({ files }: { files: Files }) {
 
   const onConnect = useCallback(
     (connection: Connection) => {
-      const from = agentOf(connection.source ?? "");
-      if (!from || !connection.target) return;
+      // What the two cards are, from their data.
+      const nodeAt = (id: string | null) => (id ? flow.getNode(id) : undefined);
+      const source = nodeAt(connection.source);
+      const target = nodeAt(connection.target);
+      const from = source?.data.agent;
+      if (!from || !target) return;
       if (tool === "fallback") {
-        const to = agentOf(connection.target);
+        const to = target.data.agent;
         if (!to) return;
         edit(`Hand off from ${from} to ${to} when no signal matches`, (s) => addFallback(s, from, to));
         return;
       }
-      setPending({ from, to: connection.target });
+      setPending({ from, to: refOfNode(target.data) });
     },
-    [tool],
+    [tool, flow],
   );
 
   const farNow = useRef(far);
@@ -312,14 +318,15 @@ function Editor({ files }: { files: Files }) {
     const { selection: ids, document: doc, spec: current, checked } = editorStore.getState();
     if (!doc || !current || ids.length === 0) return;
     if (checked !== current) return; // the verdict is behind: rule numbers may be stale
-    const label = ids.length === 1 ? `Delete ${ids[0].replace(/^(agent|group):/, "")}` : `Delete ${ids.length} items`;
-    const result = edit(label, (s) => deleteItems(s, ids, doc.graph.edges));
+    const one = inSelection(current, ids);
+    const label = ids.length === 1 ? `Delete ${one.agents[0] ?? one.groups[0] ?? ids[0]}` : `Delete ${ids.length} items`;
+    const result = edit(label, (s) => deleteItems(s, ids, doc.graph));
     if (result.ok) editorStore.getState().select([]);
   }, []);
 
   const copy = useCallback(() => {
     const { selection: ids, spec: current } = editorStore.getState();
-    const agents = ids.map(agentOf).filter((a): a is string => a !== null);
+    const agents = current ? selectedAgents(current, ids) : [];
     if (current && agents.length) clipboard.current = copyAgents(current, agents);
   }, []);
 
@@ -331,27 +338,27 @@ function Editor({ files }: { files: Files }) {
       positions: (pasted) => {
         const placed: Positions = { ...before };
         for (const [from, to] of Object.entries(pasted.ids)) {
-          const at = before[`agent:${from}`] ?? { x: 0, y: 0 };
-          placed[`agent:${to}`] = { x: at.x + 40, y: at.y + 40 };
+          const at = before[agentNodeId(from)] ?? { x: 0, y: 0 };
+          placed[agentNodeId(to)] = { x: at.x + 40, y: at.y + 40 };
         }
         return placed;
       },
     });
-    if (result.ok) editorStore.getState().select(Object.values(result.ids).map((id) => `agent:${id}`));
+    if (result.ok) editorStore.getState().select(Object.values(result.ids).map(agentNodeId));
   }, []);
 
   // A new group gets a free name at once (renamed in its panel), so making one is a
   // single click and a single undo step.
   const group = useCallback(() => {
     const { selection: ids, spec: current } = editorStore.getState();
-    const agents = ids.map(agentOf).filter((a): a is string => a !== null);
+    const agents = current ? selectedAgents(current, ids) : [];
     if (!current || agents.length === 0) return;
     const taken = new Set([...Object.keys(current.routing?.parallel_groups ?? {}), ...current.agents.map((a) => a.id)]);
     let n = 1;
     while (taken.has(`group_${n}`)) n += 1;
     const id = `group_${n}`;
     const result = edit(`Group ${agents.length} agent${agents.length === 1 ? "" : "s"}`, (s) => createGroup(s, id, agents));
-    if (result.ok) editorStore.getState().select([`group:${id}`]);
+    if (result.ok) editorStore.getState().select([groupNodeId(id)]);
   }, []);
 
   const tidy = useCallback(() => {
@@ -510,7 +517,7 @@ function Editor({ files }: { files: Files }) {
           redoTitle={redoLabel(history) ?? "Nothing to redo"}
           canUndo={canUndo(history)}
           canRedo={canRedo(history)}
-          canGroup={selection.some((id) => id.startsWith("agent:"))}
+          canGroup={spec !== null && selectedAgents(spec, selection).length > 0}
         />
         <div className="crew-body">
           <div className="canvas-column">

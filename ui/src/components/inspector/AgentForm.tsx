@@ -21,6 +21,7 @@ import {
   temperatureProblem,
 } from "./AgentFields";
 import { PanelTitle, ProblemList } from "./fields";
+import { agentNodeId } from "../../graph/refs";
 
 const FIELD_WORDS: Record<TextKey | ListKey, string> = {
   name: "name",
@@ -106,7 +107,7 @@ function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
   return (
     <section className="ins-panel" aria-label={`Agent ${who}`}>
       <PanelTitle kind={spec.entry_point === agentId ? "Agent · runs start here" : "Agent"} title={who} />
-      <ProblemList problems={problemsFor(document, `agent:${agentId}`)} />
+      <ProblemList problems={problemsFor(document, agentNodeId(agentId))} />
       <AgentFields api={api} />
       <div className="ins-actions">
         <button type="button" className="ins-button danger" onClick={remove}>
@@ -170,7 +171,7 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
     const agent: AgentSpec = { ...draft, id: newId, temperature: parseTemperature(temperature), handoff_targets: handoffs };
     if (flags.is_terminal) agent.is_terminal = true;
     if (flags.wait_for_signal) agent.wait_for_signal = true;
-    const nodeId = `agent:${newId}`;
+    const nodeId = agentNodeId(newId);
     const result = editorStore
       .getState()
       .edit(`Add ${name || newId || "an agent"}`, (s) => addAgent(s, agent), position ? { positions: { [nodeId]: position } } : {});

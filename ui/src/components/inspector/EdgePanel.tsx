@@ -7,6 +7,7 @@
 import type { CrewSpec } from "../../bindings/CrewSpec";
 import type { ViewEdge } from "../../bindings/ViewEdge";
 import { edgeToEdit, removeEdge, updateRule } from "../../editor/edges";
+import { arrowOf, graphRefs } from "../../graph/refs";
 import { rulesOf } from "../../editor/routing";
 import { problemsFor, useEditor } from "../../editor/store";
 import { behaviorColor, behaviorWords, kindWords } from "../../graph/style";
@@ -38,10 +39,11 @@ export function EdgePanel({ edgeId }: { edgeId: string }) {
     );
   }
   const name = (nodeId: string) => document.graph.nodes.find((n) => n.id === nodeId)?.label ?? nodeId;
-  const ref = edgeToEdit(edge);
+  const arrow = arrowOf(edge, graphRefs(document.graph));
+  const ref = edgeToEdit(arrow);
   const remove = () => {
     const label = edge.kind === "signal" ? `Delete the ${edge.signal ?? ""} route from ${name(edge.source)}` : `Delete the arrow from ${name(edge.source)} to ${name(edge.target)}`;
-    if (apply(label, (s) => removeEdge(s, edge)) === null) select([]);
+    if (apply(label, (s) => removeEdge(s, arrow)) === null) select([]);
   };
   return (
     <section className="ins-panel" aria-label="Connection">

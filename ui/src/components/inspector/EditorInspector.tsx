@@ -3,6 +3,7 @@
 // explained, or what to do with several things at once.
 import "./inspector.css";
 import { useEditor } from "../../editor/store";
+import { inSelection, nodeRef } from "../../graph/refs";
 import { AgentForm } from "./AgentForm";
 import { CrewPanel } from "./CrewPanel";
 import { EdgePanel } from "./EdgePanel";
@@ -47,13 +48,19 @@ export function EditorInspector() {
 
 function One({ id }: { id: string }) {
   const spec = useEditor((s) => s.spec);
-  if (id.startsWith("agent:")) {
-    const agentId = id.slice("agent:".length);
+  const document = useEditor((s) => s.document);
+  // Matched against the crew (the engine's graph may be behind an edit), else the
+  // graph's node (an agent or group just taken out of the crew: its panel says so).
+  const inCrew = spec ? inSelection(spec, [id]) : { agents: [], groups: [] };
+  const node = document?.graph.nodes.find((n) => n.id === id);
+  const agentId = inCrew.agents[0] ?? (node ? nodeRef(node).agent : null);
+  const groupId = inCrew.groups[0] ?? (node ? nodeRef(node).group : null);
+  if (agentId !== null) {
     // Keyed by the agent's place, so a rename keeps the form (and its focus).
     const place = spec?.agents.findIndex((a) => a.id === agentId) ?? -1;
     return <AgentForm key={`agent#${place}`} agentId={agentId} />;
   }
-  if (id.startsWith("group:")) return <GroupPanel groupId={id.slice("group:".length)} />;
+  if (groupId !== null) return <GroupPanel groupId={groupId} />;
   const place = PLACES[id];
   if (place) {
     return (

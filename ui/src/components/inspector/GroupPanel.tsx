@@ -8,6 +8,7 @@ import { groupsOf } from "../../editor/routing";
 import { problemsFor, useEditor } from "../../editor/store";
 import { apply, select } from "./apply";
 import { CheckField, PanelTitle, ProblemList, SelectField, TextField, describedBy } from "./fields";
+import { groupNodeId } from "../../graph/refs";
 
 /** Why a typed time limit cannot be used, or null (empty: the default, 30 s).
  * Accepts what the engine reads: seconds (`45`), or `30s`, `2m`, `1m 30s`. */
@@ -43,7 +44,7 @@ export function GroupPanel({ groupId }: { groupId: string }) {
   return (
     <section className="ins-panel" aria-label={`Group ${groupId}`}>
       <PanelTitle kind="Parallel group" title={groupId} />
-      <ProblemList problems={problemsFor(document, `group:${groupId}`)} />
+      <ProblemList problems={problemsFor(document, groupNodeId(groupId))} />
       <TextField
         label="Name"
         help="Short name used in routes: letters, digits, _, - and . (no spaces)."

@@ -46,8 +46,7 @@ describe("SelectionPanel", () => {
 
 describe("deleteItems", () => {
   it("removes several arrows of one agent from the last rule up, so each removes its own rule", () => {
-    const { edges } = examDocument().graph;
-    const result = deleteItems(frozen(examCrew()), ["rule:teacher:0:group:exam_round", "rule:teacher:1:end"], edges);
+    const result = deleteItems(frozen(examCrew()), ["rule:teacher:0:group:exam_round", "rule:teacher:1:end"], examDocument().graph);
     expect(result.ok && result.spec.routing!.signals).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { createGroup } from "../../editor/groups";
 import { useEditor } from "../../editor/store";
 import { apply, select } from "./apply";
 import { deleteItems, sortSelection } from "../../editor/deleteItems";
+import { groupNodeId } from "../../graph/refs";
 import { PanelTitle, TextField } from "./fields";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -18,8 +19,8 @@ export function SelectionPanel({ ids }: { ids: string[] }) {
   const [name, setName] = useState("");
   const [refusal, setRefusal] = useState<string | null>(null);
   if (!spec) return null;
-  const edges = document?.graph.edges ?? [];
-  const { agents, groups, arrows } = sortSelection(ids, edges);
+  const graph = document?.graph ?? null;
+  const { agents, groups, arrows } = sortSelection(spec, ids, graph);
   const count = agents.length + groups.length + arrows.length;
   const stale = arrows.length > 0 && checked !== spec;
   const parts = [
@@ -38,10 +39,10 @@ export function SelectionPanel({ ids }: { ids: string[] }) {
     const id = name.trim();
     const error = apply(`Make the group ${id}`, (s) => createGroup(s, id, agents));
     setRefusal(error);
-    if (error === null) select([`group:${id}`]);
+    if (error === null) select([groupNodeId(id)]);
   };
   const remove = () => {
-    const error = apply(`Delete ${plural(count, "item")}`, (s) => deleteItems(s, ids, edges));
+    const error = apply(`Delete ${plural(count, "item")}`, (s) => deleteItems(s, ids, graph));
     setRefusal(error);
     if (error === null) select([]);
   };

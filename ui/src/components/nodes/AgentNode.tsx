@@ -1,6 +1,6 @@
 // An agent as a card: avatar, name, role underneath, model as a small tag (UX.md).
 import type { NodeProps } from "@xyflow/react";
-import type { CrewNode } from "../../graph/toFlow";
+import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { avatarColor, avatarLetter } from "../../graph/style";
 import { FlagIcon } from "../icons";
@@ -9,7 +9,7 @@ import { useNodeRunClass } from "../run/useRunGraph";
 
 export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge } = data;
-  const run = useNodeRunClass(view.id);
+  const run = useNodeRunClass(refOfNode(data));
   return (
     <div
       className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${run ? ` ${run}` : ""}`}

@@ -1,6 +1,6 @@
 // A parallel group as a tinted frame around its members, with its timeout shown.
 import type { NodeProps } from "@xyflow/react";
-import type { CrewNode } from "../../graph/toFlow";
+import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { formatDuration } from "../../graph/style";
 import { GroupIcon } from "../icons";
@@ -10,8 +10,8 @@ import { useGroupRunWords, useNodeRunClass } from "../run/useRunGraph";
 export function GroupNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge } = data;
   const group = view.group;
-  const run = useNodeRunClass(view.id);
-  const progress = useGroupRunWords(view.id, group?.timeout_ms ?? null);
+  const run = useNodeRunClass(refOfNode(data));
+  const progress = useGroupRunWords(data.group, group?.timeout_ms ?? null);
   return (
     <div className={`group-frame${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${run ? ` ${run}` : ""}`} data-group={view.label}>
       <InHandle direction={data.direction} />

@@ -1,13 +1,13 @@
 // The End node (a flag), the Wait node (an hourglass: "waits for you") and the
 // Router node of the llm / gatekeeper strategies.
 import type { NodeProps } from "@xyflow/react";
-import type { CrewNode } from "../../graph/toFlow";
+import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { FlagIcon, HourglassIcon, RouterIcon } from "../icons";
 import { useEndWords, useNodeRunClass } from "../run/useRunGraph";
 
 export function EndNode({ data, selected }: NodeProps<CrewNode>) {
-  const run = useNodeRunClass(data.view.id);
+  const run = useNodeRunClass(refOfNode(data));
   const words = useEndWords();
   return (
     <div className={`pseudo-node end-node${selected ? " selected" : ""}${run ? ` ${run}` : ""}`} title="The run ends here" data-run-words={words ?? undefined}>
@@ -19,7 +19,7 @@ export function EndNode({ data, selected }: NodeProps<CrewNode>) {
 }
 
 export function WaitNode({ data, selected }: NodeProps<CrewNode>) {
-  const run = useNodeRunClass(data.view.id);
+  const run = useNodeRunClass(refOfNode(data));
   return (
     <div className={`pseudo-node wait-node${selected ? " selected" : ""}${run ? ` ${run}` : ""}`} title="The crew waits for you here">
       <InHandle direction={data.direction} />

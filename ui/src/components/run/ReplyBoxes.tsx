@@ -14,6 +14,7 @@ import type { RunView } from "../../run/reducer";
 import { useRun } from "../../run/store";
 import { typeReply } from "./runActions";
 import { useNames } from "./useNames";
+import { agentNodeId } from "../../graph/refs";
 
 /** A signal an agent may send, as a chip under its reply box. */
 export type SignalChip = { signal: string; behavior: Behavior; description: string | null };
@@ -26,7 +27,7 @@ export function agentSignals(document: CrewDocument | null, agent: string): Sign
   const patterns = new Set(document.signals.filter((s) => s.pattern !== null).map((s) => s.name));
   const chips: SignalChip[] = [];
   for (const edge of document.graph.edges) {
-    if (edge.kind !== "signal" || edge.source !== `agent:${agent}` || !edge.signal || patterns.has(edge.signal)) continue;
+    if (edge.kind !== "signal" || edge.source !== agentNodeId(agent) || !edge.signal || patterns.has(edge.signal)) continue;
     if (chips.some((c) => c.signal === edge.signal)) continue;
     chips.push({ signal: edge.signal, behavior: edge.behavior ?? "route", description: edge.description });
   }

@@ -5,6 +5,7 @@
 // A long run shows its newest SHOWN_LINES lines, the earlier ones behind a button.
 import { memo, useState } from "react";
 import { editorStore } from "../../editor/store";
+import { arrowsOf } from "../../graph/refs";
 import type { Handoff } from "../../run/reducer";
 import { runStore, useRun } from "../../run/store";
 import { handoffReason, type Namer, targetNames, timeOf } from "../../run/words";
@@ -13,8 +14,8 @@ import { useNames } from "./useNames";
 
 /** Shows a handoff: its arrow selected on the graph, its turn in the transcript. */
 export function showHandoff(handoff: Handoff): void {
-  const edges = editorStore.getState().document?.graph.edges ?? [];
-  const edge = edgeForHandoff(handoff, edges);
+  const graph = editorStore.getState().document?.graph;
+  const edge = graph ? edgeForHandoff(handoff, arrowsOf(graph)) : null;
   if (edge) editorStore.getState().select([edge]);
   runStore.getState().highlightTurn(handoff.turn);
 }

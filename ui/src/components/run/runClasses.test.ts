@@ -5,46 +5,59 @@ import type { RunStatus } from "../../bindings/RunStatus";
 import { events, examRun, failedRun, pausedRun, scoringRun } from "../../run/fixtures";
 import { fromEvents } from "../../run/reducer";
 import { examDocument, signalEdge } from "../inspector/testing";
-import { edgeForHandoff, edgeRunInfo, idInRun, nodeRunClass, runTone } from "./runClasses";
+import type { ViewEdge } from "../../bindings/ViewEdge";
+import { type Arrow, arrowsOf, type NodeRef } from "../../graph/refs";
+import { edgeForHandoff, edgeRunInfo, nodeRunClass, runTone } from "./runClasses";
 
 const at = (seq: number) => fromEvents(examRun().filter((e) => e.seq <= seq));
 
+/** The graph's nodes as their data says what they are. */
+const node = {
+  agent: (agent: string): NodeRef => ({ kind: "agent", agent, group: null }),
+  round: { kind: "group", agent: null, group: "exam_round" } as NodeRef,
+  end: { kind: "end", agent: null, group: null } as NodeRef,
+  wait: { kind: "wait", agent: null, group: null } as NodeRef,
+};
+
+/** An edge between two agents. */
+const between = (from: string, to: string, view: ViewEdge): Arrow => ({ view, source: node.agent(from), target: node.agent(to) });
+
 describe("nodeRunClass", () => {
   it("nothing without a run", () => {
-    expect(nodeRunClass("agent:teacher", null)).toBe("");
-    expect(nodeRunClass("end", null)).toBe("");
+    expect(nodeRunClass(node.agent("teacher"), null)).toBe("");
+    expect(nodeRunClass(node.end, null)).toBe("");
   });
 
   it("the agent at work glows, then shows done", () => {
-    expect(nodeRunClass("agent:teacher", at(1))).toBe("run-active");
-    expect(nodeRunClass("agent:student", at(1))).toBe("");
-    expect(nodeRunClass("agent:teacher", at(3))).toBe("run-done");
+    expect(nodeRunClass(node.agent("teacher"), at(1))).toBe("run-active");
+    expect(nodeRunClass(node.agent("student"), at(1))).toBe("");
+    expect(nodeRunClass(node.agent("teacher"), at(3))).toBe("run-done");
   });
 
   it("a group lights while its members work, and all its members at once", () => {
     const view = at(6);
-    expect(nodeRunClass("group:exam_round", view)).toBe("run-active");
-    expect(nodeRunClass("agent:student", view)).toBe("run-active");
-    expect(nodeRunClass("agent:reporter", view)).toBe("run-active");
-    expect(nodeRunClass("group:exam_round", at(16))).toBe("run-done");
+    expect(nodeRunClass(node.round, view)).toBe("run-active");
+    expect(nodeRunClass(node.agent("student"), view)).toBe("run-active");
+    expect(nodeRunClass(node.agent("reporter"), view)).toBe("run-active");
+    expect(nodeRunClass(node.round, at(16))).toBe("run-done");
   });
 
   it("End shows how the run ended, only once it has", () => {
-    expect(nodeRunClass("end", at(20))).toBe("");
-    expect(nodeRunClass("end", fromEvents(examRun()))).toBe("run-end run-end-finished");
-    expect(nodeRunClass("end", fromEvents(failedRun()))).toBe("run-end run-end-failed");
-    expect(nodeRunClass("end", fromEvents(pausedRun()))).toBe("");
+    expect(nodeRunClass(node.end, at(20))).toBe("");
+    expect(nodeRunClass(node.end, fromEvents(examRun()))).toBe("run-end run-end-finished");
+    expect(nodeRunClass(node.end, fromEvents(failedRun()))).toBe("run-end run-end-failed");
+    expect(nodeRunClass(node.end, fromEvents(pausedRun()))).toBe("");
   });
 
   it("Wait and the waiting agent light up while the crew waits for you", () => {
     const view = fromEvents(pausedRun());
-    expect(nodeRunClass("wait", view)).toBe("run-waiting");
-    expect(nodeRunClass("agent:teacher", view)).toBe("run-waiting");
-    expect(nodeRunClass("wait", at(5))).toBe("");
+    expect(nodeRunClass(node.wait, view)).toBe("run-waiting");
+    expect(nodeRunClass(node.agent("teacher"), view)).toBe("run-waiting");
+    expect(nodeRunClass(node.wait, at(5))).toBe("");
   });
 
   it("a failed agent turns red", () => {
-    expect(nodeRunClass("agent:student", fromEvents(failedRun()))).toBe("run-failed");
+    expect(nodeRunClass(node.agent("student"), fromEvents(failedRun()))).toBe("run-failed");
   });
 });
 
@@ -69,20 +82,16 @@ describe("runTone", () => {
 describe("edgeRunInfo", () => {
   it("counts the arrows taken by their ends and pulses the last one", () => {
     const view = at(17);
-    expect(edgeRunInfo({ source: "agent:teacher", target: "group:exam_round" }, view)).toEqual({ count: 1, pulse: false });
-    expect(edgeRunInfo({ source: "group:exam_round", target: "agent:teacher" }, view)).toEqual({ count: 1, pulse: true });
-    expect(edgeRunInfo({ source: "agent:teacher", target: "end" }, view)).toEqual({ count: 0, pulse: false });
-    expect(edgeRunInfo({ source: "agent:teacher", target: "end" }, fromEvents(examRun()))).toEqual({ count: 1, pulse: true });
-    expect(edgeRunInfo({ source: "agent:teacher", target: "end" }, null)).toEqual({ count: 0, pulse: false });
-  });
-
-  it("node ids lose their kind; End, Wait and the router keep theirs", () => {
-    expect([idInRun("agent:teacher"), idInRun("group:exam_round"), idInRun("end"), idInRun("router")]).toEqual(["teacher", "exam_round", "end", "router"]);
+    expect(edgeRunInfo({ source: node.agent("teacher"), target: node.round }, view)).toEqual({ count: 1, pulse: false });
+    expect(edgeRunInfo({ source: node.round, target: node.agent("teacher") }, view)).toEqual({ count: 1, pulse: true });
+    expect(edgeRunInfo({ source: node.agent("teacher"), target: node.end }, view)).toEqual({ count: 0, pulse: false });
+    expect(edgeRunInfo({ source: node.agent("teacher"), target: node.end }, fromEvents(examRun()))).toEqual({ count: 1, pulse: true });
+    expect(edgeRunInfo({ source: node.agent("teacher"), target: node.end }, null)).toEqual({ count: 0, pulse: false });
   });
 });
 
 describe("edgeForHandoff", () => {
-  const edges = examDocument().graph.edges;
+  const edges = arrowsOf(examDocument().graph);
 
   it("finds the signal's arrow into a group", () => {
     const view = fromEvents(examRun());
@@ -91,8 +100,8 @@ describe("edgeForHandoff", () => {
 
   it("prefers the signal's own arrow over an 'otherwise' arrow between the same cards, and the reverse for a fallback", () => {
     const both = [
-      { ...signalEdge("teacher", 0, "agent:student", "[ASK]", "route"), id: "fallback:teacher:agent:student", kind: "fallback" as const, signal: null, behavior: null },
-      signalEdge("teacher", 0, "agent:student", "[ASK]", "route"),
+      between("teacher", "student", { ...signalEdge("teacher", 0, "agent:student", "[ASK]", "route"), id: "fallback:teacher:agent:student", kind: "fallback", signal: null, behavior: null }),
+      between("teacher", "student", signalEdge("teacher", 0, "agent:student", "[ASK]", "route")),
     ];
     const signalled = fromEvents(
       events([
@@ -113,7 +122,7 @@ describe("edgeForHandoff", () => {
 
   it("a scoring handoff finds the supervisor's arrow", () => {
     const view = fromEvents(scoringRun());
-    const score = { ...signalEdge("triage", 0, "agent:billing", "", null), id: "score:triage:agent:billing", kind: "score" as const, signal: null };
+    const score = between("triage", "billing", { ...signalEdge("triage", 0, "agent:billing", "", null), id: "score:triage:agent:billing", kind: "score", signal: null });
     expect(edgeForHandoff(view.handoffs[0], [score])).toBe("score:triage:agent:billing");
   });
 });

@@ -4,10 +4,14 @@
 import { act, cleanup, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { examCrew } from "../../editor/fixtures";
+import type { NodeRef } from "../../graph/refs";
 import { examRun } from "../../run/fixtures";
 import { runStore } from "../../run/store";
 import { examDocument, open } from "../inspector/testing";
 import { useEdgeRunInfo, useEndWords, useGroupRunWords, useNodeRunClass } from "./useRunGraph";
+
+const teacher: NodeRef = { kind: "agent", agent: "teacher", group: null };
+const round: NodeRef = { kind: "group", agent: null, group: "exam_round" };
 
 let renders = 0;
 let edgeRenders = 0;
@@ -15,19 +19,19 @@ let edgeRenders = 0;
 /** An arrow alone, as an edge component would read the run. */
 function EdgeProbe() {
   edgeRenders++;
-  const edge = useEdgeRunInfo("agent:teacher", "group:exam_round");
+  const edge = useEdgeRunInfo(teacher, round);
   return <span data-testid="edge">{`${edge.count}|${edge.pulse}`}</span>;
 }
 
 function Probe() {
   renders++;
-  const teacher = useNodeRunClass("agent:teacher");
-  const edge = useEdgeRunInfo("agent:teacher", "group:exam_round");
+  const teacherClass = useNodeRunClass(teacher);
+  const edge = useEdgeRunInfo(teacher, round);
   const end = useEndWords();
-  const group = useGroupRunWords("group:exam_round", 30_000);
+  const group = useGroupRunWords("exam_round", 30_000);
   return (
     <p data-testid="probe">
-      {teacher}|{edge.count}|{String(edge.pulse)}|{group ?? "-"}|{end ?? "-"}
+      {teacherClass}|{edge.count}|{String(edge.pulse)}|{group ?? "-"}|{end ?? "-"}
     </p>
   );
 }

@@ -5,16 +5,17 @@ import { useEffect, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useRun } from "../../run/store";
 import { endWords, groupWords } from "../../run/words";
-import { edgeRunInfo, idInRun, nodeRunClass } from "./runClasses";
+import type { NodeRef } from "../../graph/refs";
+import { edgeRunInfo, nodeRunClass } from "./runClasses";
 import { useNames } from "./useNames";
 
 /** The run classes for a node ("" when no run is shown or nothing is on it). */
-export function useNodeRunClass(nodeId: string): string {
-  return useRun((s) => nodeRunClass(nodeId, s.view));
+export function useNodeRunClass(node: NodeRef): string {
+  return useRun((s) => nodeRunClass(node, s.view));
 }
 
 /** How often the run took the arrow from `source` to `target`, and whether it pulses. */
-export function useEdgeRunInfo(source: string, target: string): { count: number; pulse: boolean } {
+export function useEdgeRunInfo(source: NodeRef, target: NodeRef): { count: number; pulse: boolean } {
   return useRun(useShallow((s) => edgeRunInfo({ source, target }, s.view)));
 }
 
@@ -26,8 +27,8 @@ export function useEndWords(): string | null {
 
 /** A group frame's progress while the run is in it or after ("2 of 3 done · 12 s
  * left"); the time left counts down while a live run's group works. */
-export function useGroupRunWords(groupId: string, timeoutMs: number | null): string | null {
-  const progress = useRun((s) => s.view?.groups[idInRun(groupId)] ?? null);
+export function useGroupRunWords(groupId: string | null, timeoutMs: number | null): string | null {
+  const progress = useRun((s) => (groupId === null ? null : (s.view?.groups[groupId] ?? null)));
   const live = useRun((s) => s.replay === null && s.ended === null);
   const ticking = progress !== null && !progress.finished && live && timeoutMs !== null;
   const [now, setNow] = useState(() => Date.now());
