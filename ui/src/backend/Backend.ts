@@ -1,6 +1,9 @@
 // The one interface the UI talks to. Two transports implement it: Tauri IPC in the
 // window (tauri.ts) and HTTP + server-sent events in a browser, against
-// `crewgraph serve` (http.ts). index.ts picks one.
+// `crewgraph serve` (http.ts); the methods that are the API's operations are written
+// once for both (operations.ts), typed by the generated operation table. index.ts
+// picks one.
+import type { ApiErrorCode } from "../bindings/ApiErrorCode";
 import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
@@ -12,10 +15,10 @@ import type { Recording } from "../bindings/Recording";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SaveCrew } from "../bindings/SaveCrew";
 import type { SavedCrew } from "../bindings/SavedCrew";
-import type { ResumeRequest } from "../bindings/ResumeRequest";
+import type { ResumeRun } from "../bindings/ResumeRun";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
-import type { RunRequest } from "../bindings/RunRequest";
+import type { StartRun } from "../bindings/StartRun";
 import type { RunSummary } from "../bindings/RunSummary";
 
 export interface Backend {
@@ -66,11 +69,11 @@ export interface Backend {
 
   /** Starts a run; its events arrive on `onBatch` (in batches, every `seq` once, the
    * last batch with `end`). Answers the run's id once its first step is stored. */
-  startRun(request: RunRequest, onBatch: (batch: RunBatch) => void): Promise<string>;
+  startRun(request: StartRun, onBatch: (batch: RunBatch) => void): Promise<string>;
   /** Watches a run from after event `after` (all of it when null): stored, then live. */
   watchRun(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
   /** Resumes a paused run with the person's answer; events after `after` on `onBatch`. */
-  resumeRun(runId: string, request: ResumeRequest, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  resumeRun(runId: string, request: Omit<ResumeRun, "id">, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
   /** Stops a run going on (it ends `cancelled`). */
   cancelRun(runId: string): Promise<void>;
   /** Past runs. */
@@ -103,7 +106,7 @@ export interface Backend {
 /** An API failure as the backend reports it: `{code, message}`. */
 export class BackendError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
   ) {
     super(message);
@@ -111,12 +114,27 @@ export class BackendError extends Error {
   }
 }
 
-/** Turns whatever a transport rejected with into a BackendError. */
+/** Every code the API answers (the generated ApiErrorCode, checked whole). */
+const CODES: { readonly [C in ApiErrorCode]: true } = {
+  not_found: true,
+  invalid_input: true,
+  io: true,
+  invalid_crew: true,
+  conflict: true,
+  store: true,
+  unauthorized: true,
+  unavailable: true,
+};
+
+const isCode = (code: unknown): code is ApiErrorCode => typeof code === "string" && Object.hasOwn(CODES, code);
+
+/** Turns whatever a transport rejected with into a BackendError (a failure that is
+ * not the API's — a missing command, a broken connection — is "unavailable"). */
 export function toBackendError(error: unknown): BackendError {
   if (error instanceof BackendError) return error;
   if (error && typeof error === "object" && "message" in error) {
     const { code, message } = error as { code?: unknown; message?: unknown };
-    return new BackendError(typeof code === "string" ? code : "unknown", String(message));
+    return new BackendError(isCode(code) ? code : "unavailable", String(message));
   }
-  return new BackendError("unknown", String(error));
+  return new BackendError("unavailable", String(error));
 }

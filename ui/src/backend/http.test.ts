@@ -3,7 +3,7 @@ import type { CrewSpec } from "../bindings/CrewSpec";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import { BackendError } from "./Backend";
-import { createHttpBackend } from "./http";
+import { createHttpBackend, routed } from "./http";
 import type { BrowserPage } from "./page";
 
 type Sent = { method: string; url: string; headers: Headers; body: unknown };
@@ -63,8 +63,12 @@ const guarded =
   (request) =>
     request.headers.get("Authorization") === `Bearer ${token}` ? route(request) : apiError(401, "unauthorized", "this server wants its token");
 
-const eventStream = (...events: RunEvent[]) =>
-  new Response(events.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`).join(""), { headers: { "Content-Type": "text/event-stream" } });
+/** The server's batched event stream: the events as one batch, the last saying the leg finished. */
+const eventStream = (...events: RunEvent[]) => {
+  const last = events.at(-1)?.seq ?? 0;
+  const batch = { events, end: "finished", lost_from: null };
+  return new Response(`event: batch\nid: ${last}\ndata: ${JSON.stringify(batch)}\n\n`, { headers: { "Content-Type": "text/event-stream" } });
+};
 
 /** Resolves once a batch with `end` arrived. */
 function collect() {
@@ -144,10 +148,10 @@ describe("the browser transport", () => {
   it("starts a run with the script named in the crews folder, then watches it from its first event", async () => {
     const { page, sent } = fakePage([
       on("POST", "runs", () => json({ run_id: "run-1", events: "/runs/run-1/events" }, 202)),
-      on("GET", "runs/run-1/events", () => eventStream(started(0), started(1))),
+      on("GET", "runs/run-1/events?batches=true", () => eventStream(started(0), started(1))),
     ]);
     const { batches, end, onBatch } = collect();
-    const id = await createHttpBackend(page).startRun({ crew: "interview.yaml", input: "Hi", script_path: "scripts/interview.yaml" }, onBatch);
+    const id = await createHttpBackend(page).startRun({ crew: "interview.yaml", input: "Hi", script_file: "scripts/interview.yaml" }, onBatch);
     await end;
     expect(id).toBe("run-1");
     expect(sent[0].body).toEqual({ crew: "interview.yaml", input: "Hi", script_file: "scripts/interview.yaml" });
@@ -159,10 +163,10 @@ describe("the browser transport", () => {
   it("resumes with the answer, then watches from after the event the window has", async () => {
     const { page, sent } = fakePage([
       on("POST", "runs/run-1/resume", () => json({ run_id: "run-1", events: "/runs/run-1/events" }, 202)),
-      on("GET", "runs/run-1/events?after=6", () => eventStream(started(7))),
+      on("GET", "runs/run-1/events?batches=true&after=6", () => eventStream(started(7))),
     ]);
     const { batches, end, onBatch } = collect();
-    await createHttpBackend(page).resumeRun("run-1", { input: "Blue", script_path: "scripts/interview.yaml" }, 6, onBatch);
+    await createHttpBackend(page).resumeRun("run-1", { input: "Blue", script_file: "scripts/interview.yaml" }, 6, onBatch);
     await end;
     expect(sent[0].body).toEqual({ input: "Blue", script_file: "scripts/interview.yaml" });
     expect(batches.flatMap((b) => b.events.map((e) => e.seq))).toEqual([7]);
@@ -257,5 +261,18 @@ describe("the browser transport", () => {
     ]);
     await expect(createHttpBackend(page).liveRuns()).resolves.toEqual(["run-3"]);
     expect(sent.map((r) => r.url).sort()).toEqual(["runs", "runs/run-2", "runs/run-3"]);
+  });
+
+  it("routes each operation as its declaration says: path fields encoded, the rest as query or body", () => {
+    expect(routed("open_crew", { crew: "go quiz/crew.yaml" })).toEqual({ method: "GET", url: "crews/go%20quiz%2Fcrew.yaml" });
+    expect(routed("list_models", { check: true })).toEqual({ method: "GET", url: "models?check=true" });
+    expect(routed("put_model", { name: "fast", provider: "openai" })).toEqual({ method: "PUT", url: "models/fast", body: { provider: "openai" } });
+    expect(routed("cancel_run", { id: "run-1" })).toEqual({ method: "POST", url: "runs/run-1/cancel", body: undefined });
+    expect(routed("resume_run", { id: "run-1", input: "Blue", model: undefined })).toEqual({
+      method: "POST",
+      url: "runs/run-1/resume",
+      body: { input: "Blue" },
+    });
+    expect(() => routed("export_run", { id: "run-1", path: "/tmp/r.json" })).toThrow(BackendError);
   });
 });

@@ -1,38 +1,29 @@
 // The browser transport: the Backend over `crewgraph serve`'s HTTP API (docs/serve.md),
-// for the UI the server hands out at `/`. Crews are named relative to the server's
-// crews folder (`exam.yaml`, `go-quiz`) — every path this side passes around is such
-// a name, one URL segment when percent-encoded. Errors come as `{code, message}` and
-// become BackendErrors. A run's events come as server-sent events (watch.ts), read
-// with fetch() because EventSource cannot send the token.
+// for the UI the server hands out at `/`. Each operation goes to the route its
+// declaration gives it (bindings/operations.ts `ROUTES`): the request's fields named
+// in the path fill it (percent-encoded), the rest go as the query (GET, DELETE) or
+// the JSON body. Crews are named relative to the server's crews folder (`exam.yaml`,
+// `go-quiz`). Errors come as `{code, message}` and become BackendErrors. A run's
+// events come as server-sent events, one per batch (watch.ts), read with fetch()
+// because EventSource cannot send the token.
 //
 // The token (`crewgraph serve --token T`): from the page's `#token=T`, else the tab's
 // session storage; a 401 asks the person for it once and tries again.
 //
 //   const backend = createHttpBackend(browserPage());
 //   await backend.listCrews(); // GET /crews
-import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSummary } from "../bindings/CrewSummary";
-import type { EditableCrew } from "../bindings/EditableCrew";
-import type { ModelView } from "../bindings/ModelView";
-import type { RecentCrew } from "../bindings/RecentCrew";
-import type { Recording } from "../bindings/Recording";
-import type { Replies } from "../bindings/Replies";
-import type { RunAccepted } from "../bindings/RunAccepted";
-import type { RunBatch } from "../bindings/RunBatch";
-import type { RunDetail } from "../bindings/RunDetail";
+import { type OperationName, type Operations, ROUTES } from "../bindings/operations";
 import type { RunEvent } from "../bindings/RunEvent";
-import type { RunSummary } from "../bindings/RunSummary";
-import type { SavedCrew } from "../bindings/SavedCrew";
 import { type Backend, BackendError, toBackendError } from "./Backend";
+import { type Call, operationMethods } from "./operations";
 import type { BrowserPage } from "./page";
 import { watchEvents } from "./watch";
 
 /** Where the crews come from, as the start view says it. */
 const CREWS_FOLDER = "the server's crews folder";
 
-const crewUrl = (name: string) => `crews/${encodeURIComponent(name)}`;
 const runUrl = (id: string) => `runs/${encodeURIComponent(id)}`;
-const modelUrl = (name: string) => `models/${encodeURIComponent(name)}`;
 const fileName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
 
 /** What the browser says about API keys: the server keeps its own. */
@@ -44,32 +35,47 @@ const keysOnTheServer = (): Promise<never> =>
     ),
   );
 
-/** A run's options as the server takes them: the script by its name in the crews
- * folder, or typed replies. */
-function runOptions(request: Replies) {
-  return {
-    ...(request.script_path ? { script_file: request.script_path } : {}),
-    ...(request.typed ? { typed: true } : {}),
-    ...(request.model ? { model: request.model } : {}),
-  };
+/** An operation's request as its route takes it: the URL (relative to the API's
+ * address) with the path's fields and, for GET and DELETE, the query; the body's
+ * fields for the others (undefined: no body). */
+export function routed<K extends OperationName>(name: K, request: Operations[K]["request"]): { method: string; url: string; body?: unknown } {
+  const route = ROUTES[name];
+  if (!route) throw new BackendError("unavailable", `A browser cannot do this (${name}): it needs the Crewgraph window.`);
+  const rest: Record<string, unknown> = { ...(request as Record<string, unknown>) };
+  const path = route.path.replace(/\{(\w+)\}/g, (_, field: string) => {
+    const value = rest[field];
+    delete rest[field];
+    return encodeURIComponent(String(value));
+  });
+  const fields = Object.entries(rest).filter(([, value]) => value !== undefined);
+  const url = path.slice(1);
+  if (route.method === "GET" || route.method === "DELETE") {
+    const query = new URLSearchParams(fields.map(([key, value]) => [key, String(value)])).toString();
+    return { method: route.method, url: query ? `${url}?${query}` : url };
+  }
+  return { method: route.method, url, body: fields.length > 0 ? Object.fromEntries(fields) : undefined };
 }
 
 /** The Backend over the server that serves this page. `base` is the API's address
  * (the page's folder by default, so a server behind a path prefix works too). */
 export function createHttpBackend(page: BrowserPage, base = ""): Backend {
   const server = new Server(page, base);
-  const call = server.call.bind(server);
-
-  /** Watches a run's events, after `after`, into `onBatch`. */
-  const watch = (runId: string, after: number | null, onBatch: (batch: RunBatch) => void) =>
-    watchEvents((from) => server.events(runId, from), after, onBatch);
+  const call: Call = (name, request) => {
+    const { method, url, body } = routed(name, request);
+    return server.call(method, url, body);
+  };
+  const operations = operationMethods({
+    call,
+    async watch(runId, after, onBatch) {
+      await watchEvents((from) => server.events(runId, from), after, onBatch);
+    },
+  });
 
   return {
-    listCrews: () => call<CrewSummary[]>("GET", "crews"),
-    openCrew: (path) => call<CrewDocument>("GET", crewUrl(path)),
+    ...operations,
     crewsFolder: async () => CREWS_FOLDER,
     async pickCrew(kind) {
-      const crews = await call<CrewSummary[]>("GET", "crews").catch(() => []);
+      const crews: CrewSummary[] = await call("list_crews", {}).catch(() => []);
       const names = crews.filter((c) => kind === "file" || c.layout === "directory").map((c) => c.path);
       const what = kind === "folder" ? "crew folder" : "crew";
       const list = names.length > 0 ? `\n\nIn ${CREWS_FOLDER}: ${names.join(", ")}` : "";
@@ -81,55 +87,22 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
     },
     guardClose: (isDirty) => page.onLeave(() => !isDirty()),
     confirm: async (message, title, ok, cancel) => page.confirm(`${title}\n\n${message}\n\nOK: ${ok}. Cancel: ${cancel}.`),
-    editCrew: (path) => call<EditableCrew>("GET", `${crewUrl(path)}/edit`),
-    checkCrew: (check) => call<CrewDocument>("POST", "editor/check", check),
-    saveCrew: (save) => call<SavedCrew>("POST", "editor/save", save),
-    crewYaml: (spec) => call<string>("POST", "editor/yaml", { spec }),
     async exportCrew(path, spec) {
       // The browser keeps the file: a download named after the target, nothing written on the server.
-      page.download(fileName(path), await call<string>("POST", "editor/yaml", { spec }));
+      page.download(fileName(path), await call("crew_yaml", { spec }));
     },
-    crewDisk: (path) => call<string>("GET", `${crewUrl(path)}/disk`),
-    recentCrews: () => call<RecentCrew[]>("GET", "editor/recent"),
-    checkSignalName: (name) => call<string | null>("POST", "editor/signal-name", { name }),
-    listModels: (check = false) => call<ModelView[]>("GET", `models?check=${check}`),
-    putModel: (name, request) => call<void>("PUT", modelUrl(name), request),
-    removeModel: (name) => call<void>("DELETE", modelUrl(name)),
-    setDefaultModel: (name) => call<void>("POST", `${modelUrl(name)}/default`),
     // Keys never travel over HTTP: they are kept on the server's machine.
     setApiKey: keysOnTheServer,
     removeApiKey: keysOnTheServer,
-    agentInstructions: (spec, agent) => call<string | null>("POST", "editor/instructions", { spec, agent }),
-
-    async startRun(request, onBatch) {
-      const body = { crew: request.crew, input: request.input, ...runOptions(request) };
-      const { run_id } = await call<RunAccepted>("POST", "runs", body);
-      await watch(run_id, null, onBatch);
-      return run_id;
-    },
-    async watchRun(runId, after, onBatch) {
-      await watch(runId, after, onBatch);
-    },
-    async resumeRun(runId, request, after, onBatch) {
-      const body = { ...(request.input !== undefined ? { input: request.input } : {}), ...runOptions(request) };
-      await call<RunAccepted>("POST", `${runUrl(runId)}/resume`, body);
-      await watch(runId, after, onBatch);
-    },
-    cancelRun: async (runId) => {
-      await call<RunAccepted>("POST", `${runUrl(runId)}/cancel`);
-    },
-    listRuns: () => call<RunSummary[]>("GET", "runs"),
-    runCrew: async (runId) => (await call<RunDetail>("GET", runUrl(runId))).crew,
-    runEvents: (runId) => call<RunEvent[]>("GET", `${runUrl(runId)}/events`, undefined, { Accept: "application/json" }),
-    crewScripts: (path) => call<string[]>("GET", `${crewUrl(path)}/scripts`),
+    runEvents: (runId) => server.call<RunEvent[]>("GET", `${runUrl(runId)}/events`, undefined, { Accept: "application/json" }),
     async pickScript() {
       return page.prompt(`Which script has the agents' replies? Its name in ${CREWS_FOLDER}, for example scripts/exam.yaml.`, "scripts/")?.trim() || null;
     },
-    typeReply: (runId, agent, text) => call<void>("POST", `${runUrl(runId)}/reply`, { agent, text }),
     async exportRun(runId, path) {
       // A download, as the server wrote it (named after the target, or the run).
       const name = path ? fileName(path) : `${runId}.json`;
-      page.download(name, await server.text(`${runUrl(runId)}/recording`), "application/json");
+      const { url } = routed("run_recording", { id: runId });
+      page.download(name, await server.text(url), "application/json");
       return name;
     },
     async importRecording(path) {
@@ -137,14 +110,14 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
         throw new BackendError("unavailable", "A browser reads no file by its path: choose the recording with Import recording… instead.");
       }
       const file = await page.chooseFile(".json,application/json");
-      return file ? call<Recording>("POST", "recordings/check", file) : null;
+      return file ? call("check_recording", file) : null;
     },
     async liveRuns() {
       // No list of its own: the runs marked running, each asked whether it goes on here
       // (one marked running but not live was interrupted).
-      const running = (await call<RunSummary[]>("GET", "runs")).filter((run) => run.status === "running");
-      const details = await Promise.all(running.map((run) => call<RunDetail>("GET", runUrl(run.id)).catch(() => null)));
-      return details.filter((detail): detail is RunDetail => detail?.live === true).map((detail) => detail.run.id);
+      const running = (await call("list_runs", {})).filter((run) => run.status === "running");
+      const details = await Promise.all(running.map((run) => call("get_run", { id: run.id }).catch(() => null)));
+      return details.flatMap((detail) => (detail?.live ? [detail.run.id] : []));
     },
   };
 }
@@ -187,7 +160,7 @@ class Server {
 
   /** A run's event stream after `after` (null: all of it). */
   async events(runId: string, after: number | null): Promise<Response> {
-    const query = after === null ? "" : `?after=${after}`;
+    const query = after === null ? "?batches=true" : `?batches=true&after=${after}`;
     const response = await this.send(`${runUrl(runId)}/events${query}`, { method: "GET", headers: { Accept: "text/event-stream" } });
     if (!response.ok) throw await failure(response);
     return response;
@@ -251,7 +224,7 @@ async function failure(response: Response): Promise<BackendError> {
     // Not the server's JSON: said below.
   }
   if (response.status === 404 && !text.trimStart().startsWith("{")) return notTheServer();
-  return new BackendError("unknown", `The server answered ${response.status} ${response.statusText}`.trim());
+  return new BackendError("unavailable", `The server answered ${response.status} ${response.statusText}`.trim());
 }
 
 /** What an answer that is not the API's means: the page is not served by crewgraph serve. */

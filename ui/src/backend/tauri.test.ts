@@ -1,7 +1,8 @@
 // The window's transport for recordings, typed replies and live runs, with Tauri's
 // invoke and dialogs stood in for: each asks the person only when no path is given,
-// a cancelled dialog calls nothing, and the commands get the arguments the Rust
-// side names (runId, agent, text, path).
+// a cancelled dialog calls nothing, and every operation goes through the shell's one
+// `call` command with the operation's name and its request (fields as the generated
+// request types name them).
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const fake = vi.hoisted(() => ({
@@ -12,9 +13,10 @@ const fake = vi.hoisted(() => ({
 }));
 
 vi.mock("@tauri-apps/api/core", () => ({
-  invoke: async (command: string, args: unknown) => {
-    fake.invoked.push([command, args]);
-    const answer = fake.answers[command];
+  invoke: async (command: string, args: { operation?: string; request?: unknown }) => {
+    if (command !== "call" || !args.operation) throw { code: "invalid_input", message: `no command ${command}` };
+    fake.invoked.push([args.operation, args.request]);
+    const answer = fake.answers[args.operation];
     if (answer instanceof Error) throw { code: "invalid_input", message: answer.message };
     return answer;
   },
@@ -46,7 +48,7 @@ describe("the window's transport", () => {
     const [[kind, options]] = fake.dialogs;
     expect(kind).toBe("save");
     expect(options).toMatchObject({ defaultPath: "run-1.json", filters: [{ extensions: ["json"] }] });
-    expect(fake.invoked).toEqual([["export_run", { runId: "run-1", path: "/home/ana/run-1.json" }]]);
+    expect(fake.invoked).toEqual([["export_run", { id: "run-1", path: "/home/ana/run-1.json" }]]);
   });
 
   it("writes nothing when the person cancels the save dialog, and asks nothing when given a path", async () => {
@@ -54,7 +56,7 @@ describe("the window's transport", () => {
     expect(fake.invoked).toEqual([]);
     await tauriBackend.exportRun("run-1", "/tmp/r.json");
     expect(fake.dialogs).toHaveLength(1);
-    expect(fake.invoked).toEqual([["export_run", { runId: "run-1", path: "/tmp/r.json" }]]);
+    expect(fake.invoked).toEqual([["export_run", { id: "run-1", path: "/tmp/r.json" }]]);
   });
 
   it("imports the recording the person opens (a .json), and passes the backend's refusal on as it is", async () => {
@@ -79,8 +81,26 @@ describe("the window's transport", () => {
     await tauriBackend.typeReply("run-1", "host", "Hello [ASK_YOU]");
     await expect(tauriBackend.liveRuns()).resolves.toEqual(["run-7"]);
     expect(fake.invoked).toEqual([
-      ["type_reply", { runId: "run-1", agent: "host", text: "Hello [ASK_YOU]" }],
-      ["live_runs", undefined],
+      ["type_reply", { id: "run-1", agent: "host", text: "Hello [ASK_YOU]" }],
+      ["live_runs", {}],
     ]);
+  });
+
+  it("names a crew by its path and a model's fields beside its name, as the generated requests say", async () => {
+    await tauriBackend.openCrew("/home/ana/exam.yaml");
+    await tauriBackend.putModel("fast", { provider: "openai", model: "gpt-4o-mini" });
+    await tauriBackend.listModels();
+    expect(fake.invoked).toEqual([
+      ["open_crew", { crew: "/home/ana/exam.yaml" }],
+      ["put_model", { name: "fast", provider: "openai", model: "gpt-4o-mini" }],
+      ["list_models", { check: false }],
+    ]);
+  });
+
+  it("says a failure that is not the API's as unavailable, never as a bare string", async () => {
+    const { toBackendError } = await import("./Backend");
+    expect(toBackendError("command call not found")).toMatchObject({ code: "unavailable", message: "command call not found" });
+    expect(toBackendError({ code: "something_new", message: "?" }).code).toBe("unavailable");
+    expect(toBackendError({ code: "conflict", message: "changed on disk" }).code).toBe("conflict");
   });
 });

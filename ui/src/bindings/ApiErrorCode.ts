@@ -3,4 +3,4 @@
 /**
  * What kind of failure, for the UI to branch on.
  */
-export type ApiErrorCode = "not_found" | "invalid_input" | "io" | "invalid_crew" | "conflict" | "store" | "unauthorized";
+export type ApiErrorCode = "not_found" | "invalid_input" | "io" | "invalid_crew" | "conflict" | "store" | "unauthorized" | "unavailable";

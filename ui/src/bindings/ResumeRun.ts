@@ -5,23 +5,31 @@
  */
 export type ResumeRun = { 
 /**
+ * The run's id.
+ */
+id: string, 
+/**
  * The person's answer (needed for a paused run).
  */
 input?: string, 
 /**
- * Replies from the resume point on (Simulate mode), as for `StartRun`.
+ * Simulate mode: the agents' replies from this script instead of a model — its
+ * YAML text, or the same as a JSON object (`{"replies": {"teacher": ["… [QUESTION]"]}}`).
  */
 script?: string | Record<string, unknown>, 
 /**
- * Simulate mode with the whole run's script file (of the crews folder): the
- * replies the run has used already are skipped, as the window's Resume does.
+ * Simulate mode with a script file instead of `script` (a path in the window;
+ * over HTTP a script of the crews folder, as `GET /crews/{crew}/scripts` lists
+ * them). On resume, a script that starts with the replies the run used is the
+ * whole run's: those are skipped.
  */
 script_file?: string, 
 /**
- * Simulate mode by hand, as for `StartRun`.
+ * Simulate mode by hand: each agent's reply is typed in its turn (`type_reply`),
+ * instead of a script or a model.
  */
-typed: boolean, 
+typed?: boolean, 
 /**
- * The model every agent uses instead of its own.
+ * The model every agent uses instead of its own (a named model, provider/model, or `local`).
  */
 model?: string, };

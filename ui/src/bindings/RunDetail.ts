@@ -2,15 +2,16 @@
 import type { RunSummary } from "./RunSummary";
 
 /**
- * One run: as listings show it, and whether it is going on in this server now.
+ * One run: as listings show it, whether it is going on here now, and its crew.
  */
 export type RunDetail = { run: RunSummary, 
 /**
- * A leg of it is going on in this server now. A run whose status is `running`
- * but is not live was interrupted: it can be resumed.
+ * A leg of it is going on here now. A run whose status is `running` but is not
+ * live was interrupted: it can be resumed.
  */
 live: boolean, 
 /**
- * Its crew, relative to the crews folder (None when it is not in it).
+ * Its crew file or folder, as crews are named here (None when it is not known,
+ * or out of reach: a server's run of a crew outside its crews folder).
  */
 crew: string | null, };

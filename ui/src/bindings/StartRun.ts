@@ -5,7 +5,7 @@
  */
 export type StartRun = { 
 /**
- * The crew's path relative to the crews folder.
+ * The crew: its path in the window, its name in the crews folder over HTTP.
  */
 crew: string, 
 /**
@@ -13,25 +13,27 @@ crew: string,
  */
 input: string, 
 /**
+ * Under the scoring strategy: the agent the person asks for.
+ */
+agent?: string, 
+/**
  * Simulate mode: the agents' replies from this script instead of a model — its
  * YAML text, or the same as a JSON object (`{"replies": {"teacher": ["… [QUESTION]"]}}`).
  */
 script?: string | Record<string, unknown>, 
 /**
- * Simulate mode with a script file of the crews folder (what
- * `GET /crews/{crew}/scripts` lists), instead of `script`.
+ * Simulate mode with a script file instead of `script` (a path in the window;
+ * over HTTP a script of the crews folder, as `GET /crews/{crew}/scripts` lists
+ * them). On resume, a script that starts with the replies the run used is the
+ * whole run's: those are skipped.
  */
 script_file?: string, 
 /**
- * Simulate mode by hand: each agent's reply is typed in its turn
- * (`POST /runs/{id}/reply`), instead of a script or a model.
+ * Simulate mode by hand: each agent's reply is typed in its turn (`type_reply`),
+ * instead of a script or a model.
  */
-typed: boolean, 
+typed?: boolean, 
 /**
  * The model every agent uses instead of its own (a named model, provider/model, or `local`).
  */
-model?: string, 
-/**
- * Under the scoring strategy: the agent the person asks for.
- */
-agent?: string, };
+model?: string, };

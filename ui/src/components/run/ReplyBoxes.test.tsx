@@ -7,10 +7,10 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CrewDocument } from "../../bindings/CrewDocument";
-import type { ResumeRequest } from "../../bindings/ResumeRequest";
+import type { ResumeRun } from "../../bindings/ResumeRun";
 import type { RunBatch } from "../../bindings/RunBatch";
 import type { RunEvent } from "../../bindings/RunEvent";
-import type { RunRequest } from "../../bindings/RunRequest";
+import type { StartRun } from "../../bindings/StartRun";
 import { examCrew } from "../../editor/fixtures";
 import { examRun, events } from "../../run/fixtures";
 import { runStore } from "../../run/store";
@@ -33,12 +33,12 @@ vi.mock("../../backend", () => ({
   backend: {
     listModels: async () => [],
     crewScripts: async () => ["/home/ana/scripts/exam.yaml"],
-    startRun: async (request: RunRequest, onBatch: OnBatch) => {
+    startRun: async (request: StartRun, onBatch: OnBatch) => {
       fake.started.push(request);
       fake.onBatch = onBatch;
       return "run-1";
     },
-    resumeRun: async (runId: string, request: ResumeRequest, after: number | null, onBatch: OnBatch) => {
+    resumeRun: async (runId: string, request: Omit<ResumeRun, "id">, after: number | null, onBatch: OnBatch) => {
       fake.resumed.push([runId, request, after]);
       fake.onBatch = onBatch;
     },

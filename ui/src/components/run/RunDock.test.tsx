@@ -5,10 +5,10 @@
 // sends the answer, and what the backend refuses is said inline.
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ResumeRequest } from "../../bindings/ResumeRequest";
+import type { ResumeRun } from "../../bindings/ResumeRun";
 import type { RunBatch } from "../../bindings/RunBatch";
 import type { RunEvent } from "../../bindings/RunEvent";
-import type { RunRequest } from "../../bindings/RunRequest";
+import type { StartRun } from "../../bindings/StartRun";
 import { examCrew } from "../../editor/fixtures";
 import { editorStore } from "../../editor/store";
 import { events, examRun, failedRun, pausedRun, resumedLeg } from "../../run/fixtures";
@@ -36,14 +36,14 @@ vi.mock("../../backend", () => ({
     ],
     pickScript: async () => "/home/ana/scripts/exam.yaml",
     crewScripts: async () => [],
-    startRun: async (request: RunRequest, onBatch: OnBatch) => {
+    startRun: async (request: StartRun, onBatch: OnBatch) => {
       if (fake.startError) throw fake.startError;
       fake.started.push(request);
       fake.onBatch = onBatch;
       for (const batch of fake.script) onBatch(batch);
       return "run-1";
     },
-    resumeRun: async (runId: string, request: ResumeRequest, after: number | null, onBatch: OnBatch) => {
+    resumeRun: async (runId: string, request: Omit<ResumeRun, "id">, after: number | null, onBatch: OnBatch) => {
       fake.resumed.push([runId, request, after]);
       fake.onBatch = onBatch;
     },
@@ -168,7 +168,7 @@ describe("running a crew", () => {
       await shown();
     });
     expect(fake.started).toEqual([
-      { crew: PATH, input: "Begin.", script_path: "/home/ana/scripts/exam.yaml" },
+      { crew: PATH, input: "Begin.", script_file: "/home/ana/scripts/exam.yaml" },
       { crew: PATH, input: "Begin.", model: "fast" },
     ]);
   });

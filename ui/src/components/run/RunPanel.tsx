@@ -7,6 +7,7 @@
 // shows its errors in plain words, inline.
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { backend } from "../../backend";
+import type { Replies } from "../../bindings/Replies";
 import { useRun } from "../../run/store";
 import { ReplyBoxes } from "./ReplyBoxes";
 import { catchUp, resumeRun, startRun, stopRun } from "./runActions";
@@ -117,10 +118,11 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const canStop = live && runId !== "" && busy !== "stopping";
   const canResume = busy === null && ((paused && answer.trim() !== "") || interrupted) && runId !== "";
 
-  const options = () => ({
-    ...(simulate && script ? { script_path: script } : {}),
-    ...(typing ? { typed: true } : {}),
-    ...(!simulate && !typing && model ? { model } : {}),
+  /** Where the agents' replies come from (the generated Replies: one shape for start and resume). */
+  const options = (): Replies => ({
+    script_file: simulate && script ? script : undefined,
+    typed: typing || undefined,
+    model: !simulate && !typing && model ? model : undefined,
   });
 
   const run = async () => {

@@ -7,9 +7,9 @@
 // shows its reply boxes again.
 import { backend } from "../../backend";
 import type { Recording } from "../../bindings/Recording";
-import type { ResumeRequest } from "../../bindings/ResumeRequest";
+import type { ResumeRun } from "../../bindings/ResumeRun";
 import type { RunBatch } from "../../bindings/RunBatch";
-import type { RunRequest } from "../../bindings/RunRequest";
+import type { StartRun } from "../../bindings/StartRun";
 import type { RunSummary } from "../../bindings/RunSummary";
 import { runStore } from "../../run/store";
 
@@ -102,7 +102,7 @@ function rememberTyped(runId: string): void {
 }
 
 /** Starts a run of the crew file; its events fill the run store. Answers its id. */
-export async function startRun(request: RunRequest): Promise<string> {
+export async function startRun(request: StartRun): Promise<string> {
   runStore.getState().begin(null);
   runStore.getState().setTyped(request.typed === true);
   const onBatch = feed();
@@ -124,7 +124,7 @@ export function stopRun(runId: string): Promise<void> {
 }
 
 /** Goes on with a paused (or interrupted) run, with the person's answer. */
-export async function resumeRun(runId: string, request: ResumeRequest): Promise<void> {
+export async function resumeRun(runId: string, request: Omit<ResumeRun, "id">): Promise<void> {
   const before = runStore.getState().ended;
   runStore.getState().begin(runId);
   runStore.getState().setTyped(request.typed === true);

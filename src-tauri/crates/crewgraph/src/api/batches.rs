@@ -3,20 +3,16 @@
 //! the app), so a model streaming hundreds of tokens a second costs the UI a few
 //! updates a second, not hundreds — without merging or dropping any event (the
 //! UI's reducer sees every `seq`). The last batch says how the watch ended.
-//!
-//! Also the requests a window makes to run a crew ([`RunRequest`], [`ResumeRequest`]):
-//! a crew file and, in Simulate mode, a script file, both by path.
+//! The window gets them over a Tauri channel, a browser as server-sent events.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crewgraph_engine::run::RunEvent;
-use crewgraph_llm::TypedReplies;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::time::Instant;
 use ts_rs::TS;
 
-use super::{RunOptions, RunWatch, ScriptSource, WatchItem};
+use super::{RunWatch, WatchItem};
 
 /// How long events are gathered before a batch goes out, in the app.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(50);
@@ -47,61 +43,6 @@ pub enum WatchEnd {
     /// The window read too slowly and fell a whole buffer behind: watch again from
     /// the last `seq` it has.
     Lagged,
-}
-
-/// Run a crew (from the window).
-#[derive(Clone, Debug, Deserialize, TS)]
-#[ts(export)]
-pub struct RunRequest {
-    /// The crew file or folder.
-    pub crew: String,
-    pub input: String,
-    #[serde(flatten)]
-    pub replies: Replies,
-}
-
-/// Go on with a paused run (from the window).
-#[derive(Clone, Debug, Default, Deserialize, TS)]
-#[ts(export)]
-pub struct ResumeRequest {
-    /// The person's answer (needed for a paused run).
-    #[serde(default)]
-    #[ts(optional)]
-    pub input: Option<String>,
-    #[serde(flatten)]
-    pub replies: Replies,
-}
-
-/// Where the agents' replies come from in a window's run or resume: their models
-/// (or one model for all), a script, or the person typing them.
-#[derive(Clone, Debug, Default, Deserialize, TS)]
-#[ts(export)]
-pub struct Replies {
-    /// Simulate mode: the agents' replies from this script file instead of a model.
-    #[serde(default)]
-    #[ts(optional)]
-    pub script_path: Option<String>,
-    /// The model every agent uses instead of its own.
-    #[serde(default)]
-    #[ts(optional)]
-    pub model: Option<String>,
-    /// Simulate mode by hand: the person types each agent's reply in its turn.
-    #[serde(default)]
-    #[ts(optional)]
-    pub typed: Option<bool>,
-}
-
-impl Replies {
-    /// The run options they stand for (a resume's script may be the whole run's:
-    /// see [`crewgraph_llm::Script::resume_after`]).
-    pub fn options(&self) -> RunOptions {
-        RunOptions {
-            script: self.script_path.as_ref().map(|path| ScriptSource::File(PathBuf::from(path))),
-            model: self.model.clone(),
-            typed: (self.typed == Some(true)).then(TypedReplies::new),
-            ..RunOptions::default()
-        }
-    }
 }
 
 /// Reads `watch` to its end, handing `send` a batch of what arrived within each

@@ -27,6 +27,7 @@ use crewgraph_store::{NewCrewRevision, SqliteStore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 use super::crews::{crew_key, document};
 use super::runs::fingerprint;
@@ -55,7 +56,7 @@ pub struct EditableCrew {
 }
 
 /// A node's place on the canvas.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
 #[ts(export)]
 pub struct Position {
     pub x: f64,
@@ -63,24 +64,27 @@ pub struct Position {
 }
 
 /// An edited crew to check.
-#[derive(Clone, Debug, Deserialize, TS)]
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
 #[ts(export)]
 pub struct CheckCrew {
     /// The crew's file, for the names in problems; None for a crew never saved.
     #[ts(optional)]
     pub path: Option<String>,
     #[ts(as = "CrewFile")]
+    #[schema(value_type = Object)]
     pub spec: Value,
 }
 
 /// An edited crew to save.
-#[derive(Clone, Debug, Deserialize, TS)]
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
 #[ts(export)]
 pub struct SaveCrew {
     /// Where to save: a `.yaml` file, or the folder of a crew directory.
     pub path: String,
+    #[schema(value_type = String, example = "file")]
     pub layout: CrewLayout,
     #[ts(as = "CrewFile")]
+    #[schema(value_type = Object)]
     pub spec: Value,
     #[serde(default)]
     pub positions: BTreeMap<String, Position>,

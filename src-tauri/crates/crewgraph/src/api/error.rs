@@ -25,6 +25,25 @@ pub enum ApiErrorCode {
     /// The HTTP server wants its token (`Authorization: Bearer …`) and did not get
     /// it, or got a wrong one: the browser UI asks the person for it.
     Unauthorized,
+    /// Crewgraph cannot be reached (the server is gone), or cannot do this here (a
+    /// browser reads or writes no file of the server's machine by its path).
+    Unavailable,
+}
+
+impl ApiErrorCode {
+    /// The code as it crosses to the UI (`not_found` …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiErrorCode::NotFound => "not_found",
+            ApiErrorCode::InvalidInput => "invalid_input",
+            ApiErrorCode::Io => "io",
+            ApiErrorCode::InvalidCrew => "invalid_crew",
+            ApiErrorCode::Conflict => "conflict",
+            ApiErrorCode::Store => "store",
+            ApiErrorCode::Unauthorized => "unauthorized",
+            ApiErrorCode::Unavailable => "unavailable",
+        }
+    }
 }
 
 /// A failed API call.

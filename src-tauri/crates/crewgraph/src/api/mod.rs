@@ -15,6 +15,7 @@
 mod agents;
 mod batches;
 mod crews;
+mod database;
 mod editor;
 mod error;
 mod fetch;
@@ -22,6 +23,9 @@ mod gatekeeper;
 mod hub;
 mod live;
 mod models;
+pub mod operation;
+pub mod operations;
+mod reach;
 mod recording;
 mod routing;
 mod runs;
@@ -36,13 +40,17 @@ use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, Sys
 use crewgraph_llm::LocalModel;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
-pub use batches::{forward_batches, Replies, ResumeRequest, RunBatch, RunRequest, WatchEnd, BATCH_WINDOW};
+pub use batches::{forward_batches, RunBatch, WatchEnd, BATCH_WINDOW};
+pub use database::database_path;
 pub use editor::{CheckCrew, CrewStore, EditableCrew, Position, RecentCrew, SaveCrew, SavedCrew, RECENT_CREWS};
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
 pub use gatekeeper::{GatekeeperClient, GatekeeperError};
 pub use live::{LiveRuns, DEFAULT_LIVE_CAPACITY};
 pub use models::{ModelRequest, ModelView, SettingsStore};
+pub use operation::{Method, Operation, Route};
+pub use operations::{Replies, ResumeRun, RunAccepted, RunDetail, StartRun};
+pub use reach::{CrewsRoot, Reach};
 pub use recording::{read_recording, Recording, RECORDING_FORMAT, RECORDING_VERSION};
 pub use routing::{check_query, RouteResult};
 pub use runs::{fingerprint, RunOptions, ScriptSource};
@@ -65,6 +73,8 @@ pub struct Api {
     local: Arc<LocalModel>,
     /// The runs going on in the background of this API (shared by its clones).
     live: Arc<LiveRuns>,
+    /// Which crews it reaches, and how it names them.
+    reach: Arc<Reach>,
 }
 
 impl Api {
@@ -81,6 +91,7 @@ impl Api {
             crew_store: None,
             local: Arc::new(LocalModel::new()),
             live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
+            reach: Arc::new(Reach::Anywhere),
         }
     }
 

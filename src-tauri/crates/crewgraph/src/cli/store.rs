@@ -9,10 +9,7 @@ use crewgraph_store::SqliteStore;
 
 /// The database path: `--db`, else `$CREWGRAPH_DB`, else the default.
 pub fn database_path(db: Option<&Path>) -> Result<PathBuf, String> {
-    match db.map(Path::to_path_buf).or_else(|| std::env::var_os("CREWGRAPH_DB").map(PathBuf::from)) {
-        Some(path) => Ok(path),
-        None => SqliteStore::default_path().map_err(|e| e.to_string()),
-    }
+    crewgraph::api::database_path(db).map_err(|e| e.message)
 }
 
 /// The API over the chosen database, creating it when missing (crews are not listed

@@ -48,6 +48,7 @@ pub fn status_of(code: ApiErrorCode) -> StatusCode {
         ApiErrorCode::Conflict => StatusCode::CONFLICT,
         ApiErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
         ApiErrorCode::Io | ApiErrorCode::Store => StatusCode::INTERNAL_SERVER_ERROR,
+        ApiErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 

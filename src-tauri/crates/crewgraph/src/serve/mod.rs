@@ -6,8 +6,9 @@
 //! the built web UI at `/` for a browser. The handlers only parse, call the API and
 //! shape the answer; what they do is the API's.
 //!
-//! How a request flows: [`routes`] (one file per resource) → [`json::JsonBody`] and
-//! [`crew_path::CrewsRoot`] turn it into checked values → [`Api`] → an answer, or an
+//! How a request flows: [`routes`] (every operation's route made from its declaration,
+//! [`crate::api::operations`]) reads it into the operation's request → [`Api`], which
+//! reaches only the crews folder ([`crate::api::Reach`]) → an answer, or an
 //! [`error::HttpError`], always `{code, message}`. Around them: [`auth`] (the bearer
 //! token, compared in constant time), a body limit, and [`error::json_errors`], which
 //! gives the framework's own errors (405, 413 …) the same JSON shape. Runs go on in
@@ -32,7 +33,6 @@
 //! ```
 
 mod auth;
-mod crew_path;
 mod error;
 mod json;
 pub mod listen;
@@ -53,7 +53,7 @@ use tokio::sync::Notify;
 
 use crate::api::Api;
 
-pub use crew_path::CrewsRoot;
+pub use crate::api::CrewsRoot;
 pub use error::HttpError;
 
 /// The largest request body taken (1 MiB): a crew, an agent or a script is far smaller.
@@ -152,13 +152,13 @@ impl Server {
     /// Checks the setup and binds the address. The crews folder is `api`'s.
     pub async fn bind(api: Api, config: ServeConfig) -> Result<Server, ServeError> {
         check_exposure(config.addr, config.token.as_deref())?;
-        let crews = CrewsRoot::new(api.crews_dir())
-            .map_err(|e| ServeError::CrewsFolder { path: api.crews_dir().display().to_string(), reason: e.to_string() })?;
+        let crews_dir = api.crews_dir().display().to_string();
+        let api = api.within_crews_folder().map_err(|e| ServeError::CrewsFolder { path: crews_dir, reason: e.to_string() })?;
         let listener =
             tokio::net::TcpListener::bind(config.addr).await.map_err(|e| ServeError::Bind { addr: config.addr, reason: e.to_string() })?;
         let token = config.token.as_deref().map(auth::Token::new);
         let limits = routes::Limits { body: config.body_limit, request_time: config.request_timeout };
-        let app = routes::app(api.clone(), crews, token, config.ui_dir.as_deref(), limits);
+        let app = routes::app(api.clone(), token, config.ui_dir.as_deref(), limits);
         Ok(Server { listener, app, api, drain: config.drain, connections: config.connections })
     }
 

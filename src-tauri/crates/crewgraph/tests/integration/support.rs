@@ -23,7 +23,8 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 /// The options of a window's run (or resume) in Simulate mode with the script file
 /// at `path`.
 pub fn scripted(path: &str) -> crewgraph::api::RunOptions {
-    crewgraph::api::Replies { script_path: Some(path.to_owned()), ..Default::default() }.options()
+    let replies = crewgraph::api::Replies { script_file: Some(path.to_owned()), ..Default::default() };
+    replies.options(&crewgraph::api::Api::new(".")).expect("a script file is a run's replies")
 }
 
 /// Copies a folder and everything in it (a crew folder into a sandbox).

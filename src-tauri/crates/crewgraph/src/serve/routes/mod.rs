@@ -1,5 +1,6 @@
-//! The routes, one file per resource, and the router that joins them: every API
-//! route behind the token check, `/health` and the UI's files outside it, and
+//! The routes and the router that joins them: every operation's route made from
+//! its declaration ([`operations`]), the few written by hand (the OpenAPI document,
+//! a run's events, `/health`); every API route behind the token check, `/health` and the UI's files outside it, and
 //! around everything the body limit, the request's time limit and the JSON shape of
 //! errors.
 //!
@@ -21,14 +22,9 @@
 //! | `GET /crews/{crew}/edit`, `/disk`, `/scripts` | open it for editing, its files' fingerprint, its Simulate scripts |
 //! | `POST /editor/check`, `/save`, `/yaml`, `/instructions`, `/signal-name`; `GET /editor/recent` | the editor |
 
-mod agents;
-mod crews;
-mod editor;
 mod events;
 mod health;
-mod models;
-mod runs;
-mod signals;
+mod operations;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -44,50 +40,19 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{self, Token};
-use super::crew_path::CrewsRoot;
 use super::error::json_errors;
 use super::openapi::{self, ApiDoc};
 use super::state::AppState;
 use super::ui;
 use crate::api::Api;
 
-pub use agents::NewAgent;
-pub use crews::RouteRequest;
 pub use health::Health;
-pub use runs::{ResumeRun, RunAccepted, RunDetail, StartRun};
-pub use signals::MatchRequest;
 
-/// The API's routes with their OpenAPI operations (all behind the token).
-fn api_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(openapi::document))
-        .routes(routes!(crews::list))
-        .routes(routes!(crews::open))
-        .routes(routes!(crews::validate))
-        .routes(routes!(crews::route))
-        .routes(routes!(editor::edit))
-        .routes(routes!(editor::disk))
-        .routes(routes!(editor::scripts))
-        .routes(routes!(editor::check))
-        .routes(routes!(editor::save))
-        .routes(routes!(editor::yaml))
-        .routes(routes!(editor::instructions))
-        .routes(routes!(editor::signal_name))
-        .routes(routes!(editor::recent))
-        .routes(routes!(agents::list, agents::add))
-        .routes(routes!(agents::remove))
-        .routes(routes!(signals::match_signal))
-        .routes(routes!(models::list))
-        .routes(routes!(models::put, models::remove))
-        .routes(routes!(models::make_default))
-        .routes(routes!(runs::list, runs::start))
-        .routes(routes!(runs::get))
-        .routes(routes!(runs::resume))
-        .routes(routes!(runs::cancel))
-        .routes(routes!(runs::reply))
-        .routes(routes!(runs::recording))
-        .routes(routes!(runs::check_recording))
-        .routes(routes!(events::events))
+/// The routes written by hand, with their OpenAPI operations: the document itself
+/// and a run's events (a stream, not an operation's one answer). Every operation's
+/// route comes from its declaration ([`operations`]).
+fn hand_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi()).routes(routes!(openapi::document)).routes(routes!(events::events))
 }
 
 /// What one request may take.
@@ -101,15 +66,16 @@ pub struct Limits {
 }
 
 /// The whole application.
-pub fn app(api: Api, crews: CrewsRoot, token: Option<Token>, ui_dir: Option<&Path>, limits: Limits) -> Router {
+pub fn app(api: Api, token: Option<Token>, ui_dir: Option<&Path>, limits: Limits) -> Router {
     let body_limit = limits.body;
-    let (protected, mut document) = api_routes().split_for_parts();
+    let (hand, mut document) = hand_routes().split_for_parts();
+    operations::document(&mut document);
+    let protected = hand.merge(operations::router());
     let (public, public_document) = OpenApiRouter::<AppState>::new().routes(routes!(health::health)).split_for_parts();
     document.merge(public_document);
     openapi::add_common_answers(&mut document, &["/health"]);
     let state = AppState {
         api,
-        crews: Arc::new(crews),
         token,
         openapi: Arc::from(document.to_json().unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))),
     };

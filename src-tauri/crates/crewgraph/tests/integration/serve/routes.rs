@@ -62,9 +62,21 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
     }
     assert_eq!(answer.json["components"]["securitySchemes"]["bearer"]["scheme"], json!("bearer"));
     assert_eq!(paths["/health"]["get"]["security"], json!([{}]), "/health needs no token");
-    for schema in ["ApiError", "StartRun", "ResumeRun", "RunAccepted", "CrewDocument", "Validation", "ModelView", "MatchRequest"] {
+    for schema in ["ApiError", "ApiErrorCode", "ProblemView", "AgentView", "ModelRequest", "Replies"] {
         assert!(answer.json["components"]["schemas"].get(schema).is_some(), "schema {schema} is generated");
     }
+    // Each operation's request and answer, from its declaration.
+    let start = &paths["/runs"]["post"];
+    assert_eq!(start["operationId"], json!("start_run"));
+    let body = serde_json::to_string(&start["requestBody"]).unwrap();
+    for field in ["crew", "input", "agent", "#/components/schemas/Replies"] {
+        assert!(body.contains(field), "POST /runs takes {field}: {body}");
+    }
+    assert!(start["responses"]["202"]["content"]["application/json"]["schema"]["properties"]["run_id"].is_object());
+    let resume = serde_json::to_string(&paths["/runs/{id}/resume"]["post"]).unwrap();
+    assert!(resume.contains("\"in\":\"path\"") && !resume.contains("\"id\":{"), "the run's id is the path's, not the body's: {resume}");
+    let check = &paths["/models"]["get"]["parameters"][0];
+    assert_eq!((check["name"].as_str(), check["in"].as_str()), (Some("check"), Some("query")));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

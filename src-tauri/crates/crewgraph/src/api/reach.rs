@@ -1,15 +1,90 @@
-//! Crews over HTTP are named by their path relative to the crews folder
-//! (`exam.yaml`, `go-quiz`), and [`CrewsRoot::resolve`] is the one door from such a
+//! Which crews an [`Api`] may reach, and how its answers name them.
+//!
+//! The window and the CLI reach any crew file on the machine and name crews by
+//! their paths ([`Reach::Anywhere`]). A server reaches only the crews of its crews
+//! folder and names them relative to it (`exam.yaml`, `go-quiz`):
+//! [`Reach::CrewsFolder`]. There [`CrewsRoot::resolve`] is the one door from such a
 //! name to a file: it refuses absolute paths, `..`, `.`, backslashes and NUL bytes
 //! outright (after percent-decoding, so `%2e%2e` is `..`), then canonicalizes the
 //! path and checks it is still inside the crews folder, so a symbolic link cannot
 //! lead out of it either. Answers name crews the same way ([`CrewsRoot::name`]).
+//!
+//! Every operation goes through [`Api::crew_path`] and [`Api::crew_name`], so one
+//! operation behaves alike in the window and over HTTP.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-use super::error::HttpError;
+use super::{Api, ApiError, ApiErrorCode};
 
-/// The crews folder the server serves, canonical.
+/// Which crews an API reaches.
+#[derive(Clone, Debug, Default)]
+pub enum Reach {
+    /// Any crew file or folder, named by its path (the window, the CLI).
+    #[default]
+    Anywhere,
+    /// Only the crews of one folder, named relative to it (a server).
+    CrewsFolder(CrewsRoot),
+}
+
+impl Api {
+    /// This API, reaching only the crews of its crews folder and naming them relative
+    /// to it (what `crewgraph serve` hands out). Fails when the folder is missing.
+    pub fn within_crews_folder(mut self) -> std::io::Result<Self> {
+        self.reach = Arc::new(Reach::CrewsFolder(CrewsRoot::new(&self.crews_dir)?));
+        Ok(self)
+    }
+
+    /// The crews this API reaches.
+    pub fn reach(&self) -> &Reach {
+        &self.reach
+    }
+
+    /// The crew file or folder `name` stands for.
+    pub fn crew_path(&self, name: &str) -> Result<PathBuf, ApiError> {
+        match &*self.reach {
+            Reach::Anywhere => Ok(PathBuf::from(name)),
+            Reach::CrewsFolder(root) => root.resolve(name),
+        }
+    }
+
+    /// Where to save a crew named `name` (it may not exist yet).
+    pub fn new_crew_path(&self, name: &str) -> Result<PathBuf, ApiError> {
+        match &*self.reach {
+            Reach::Anywhere => Ok(PathBuf::from(name)),
+            Reach::CrewsFolder(root) => root.resolve_target(name),
+        }
+    }
+
+    /// True when this API reaches `path` (absolute, as a run stores it).
+    pub fn reaches(&self, path: &Path) -> bool {
+        match &*self.reach {
+            Reach::Anywhere => true,
+            Reach::CrewsFolder(root) => root.contains(path),
+        }
+    }
+
+    /// How answers name the crew file or folder at `path`.
+    pub fn crew_name(&self, path: &str) -> String {
+        match &*self.reach {
+            Reach::Anywhere => path.to_owned(),
+            Reach::CrewsFolder(root) => root.name(path),
+        }
+    }
+
+    /// `message` with `path` said as `name`, and the crews folder said in words (a
+    /// server does not tell where its files are).
+    pub fn in_names(&self, message: &str, path: &Path, name: &str) -> String {
+        match &*self.reach {
+            Reach::Anywhere => message.to_owned(),
+            Reach::CrewsFolder(root) => {
+                message.replace(&path.display().to_string(), name).replace(&root.path().display().to_string(), "the crews folder")
+            }
+        }
+    }
+}
+
+/// A crews folder, canonical: the one door from a crew's name to its file.
 #[derive(Clone, Debug)]
 pub struct CrewsRoot {
     root: PathBuf,
@@ -30,14 +105,15 @@ impl CrewsRoot {
         &self.root
     }
 
-    /// The file or folder a crew name stands for: 400 for a name that is not a plain
-    /// relative path or leads outside the folder, 404 for one that names nothing.
-    pub fn resolve(&self, name: &str) -> Result<PathBuf, HttpError> {
+    /// The file or folder a crew name stands for: `invalid_input` for a name that is
+    /// not a plain relative path or leads outside the folder, `not_found` for one
+    /// that names nothing.
+    pub fn resolve(&self, name: &str) -> Result<PathBuf, ApiError> {
         let joined = self.root.join(plain_relative(name)?);
         let real = match joined.canonicalize() {
             Ok(real) => real,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Err(HttpError::not_found(format!("there is no crew '{name}' in the crews folder")))
+                return Err(ApiError::new(ApiErrorCode::NotFound, format!("there is no crew '{name}' in the crews folder")))
             }
             Err(error) => return Err(refusal(name, &format!("it cannot be opened ({error})"))),
         };
@@ -49,7 +125,7 @@ impl CrewsRoot {
 
     /// Where to save a crew named `name`: the crew when it exists (as [`Self::resolve`]),
     /// else a new file or folder whose parent folder exists inside the crews folder.
-    pub fn resolve_target(&self, name: &str) -> Result<PathBuf, HttpError> {
+    pub fn resolve_target(&self, name: &str) -> Result<PathBuf, ApiError> {
         let relative = plain_relative(name)?;
         if self.root.join(relative).symlink_metadata().is_ok() {
             return self.resolve(name);
@@ -61,7 +137,10 @@ impl CrewsRoot {
             self.root.clone()
         } else {
             self.resolve(&parent.display().to_string()).map_err(|_| {
-                HttpError::invalid(format!("'{name}' cannot be saved: its folder '{}' is not in the crews folder", parent.display()))
+                ApiError::new(
+                    ApiErrorCode::InvalidInput,
+                    format!("'{name}' cannot be saved: its folder '{}' is not in the crews folder", parent.display()),
+                )
             })?
         };
         Ok(parent.join(file))
@@ -86,7 +165,7 @@ impl CrewsRoot {
 }
 
 /// `name` as a relative path of plain components, or why it is not one.
-fn plain_relative(name: &str) -> Result<&Path, HttpError> {
+fn plain_relative(name: &str) -> Result<&Path, ApiError> {
     if name.is_empty() {
         return Err(refusal(name, "the name is empty"));
     }
@@ -107,14 +186,13 @@ fn plain_relative(name: &str) -> Result<&Path, HttpError> {
     Ok(relative)
 }
 
-fn refusal(name: &str, why: &str) -> HttpError {
-    HttpError::invalid(format!("'{name}' is not a crew of this server: {why}"))
+fn refusal(name: &str, why: &str) -> ApiError {
+    ApiError::new(ApiErrorCode::InvalidInput, format!("'{name}' is not a crew of this server: {why}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::StatusCode;
 
     fn root() -> (tempfile::TempDir, CrewsRoot) {
         let dir = tempfile::tempdir().unwrap();
@@ -138,7 +216,7 @@ mod tests {
         let outside = dir.path().join("secret.yaml").display().to_string();
         for name in ["../secret.yaml", "a/../../secret.yaml", outside.as_str(), "/etc/passwd", "./a.yaml", "..\\secret.yaml", "a\0"] {
             let error = root.resolve(name).unwrap_err();
-            assert_eq!(error.status, StatusCode::BAD_REQUEST, "{name}: {error:?}");
+            assert_eq!(error.code, ApiErrorCode::InvalidInput, "{name}: {error:?}");
         }
     }
 
@@ -147,8 +225,8 @@ mod tests {
         let (dir, root) = root();
         std::os::unix::fs::symlink(dir.path().join("secret.yaml"), dir.path().join("crews/link.yaml")).unwrap();
         let error = root.resolve("link.yaml").unwrap_err();
-        assert_eq!(error.status, StatusCode::BAD_REQUEST);
-        assert!(error.error.message.contains("symbolic link"), "{}", error.error.message);
+        assert_eq!(error.code, ApiErrorCode::InvalidInput);
+        assert!(error.message.contains("symbolic link"), "{}", error.message);
     }
 
     #[test]
@@ -157,15 +235,15 @@ mod tests {
         assert_eq!(root.resolve_target("new.yaml").unwrap(), root.path().join("new.yaml"));
         assert_eq!(root.resolve_target("a.yaml").unwrap(), root.path().join("a.yaml"));
         for name in ["../new.yaml", "/tmp/new.yaml", "missing/new.yaml", ""] {
-            assert_eq!(root.resolve_target(name).unwrap_err().status, StatusCode::BAD_REQUEST, "{name}");
+            assert_eq!(root.resolve_target(name).unwrap_err().code, ApiErrorCode::InvalidInput, "{name}");
         }
         std::os::unix::fs::symlink(dir.path(), dir.path().join("crews/out")).unwrap();
-        assert_eq!(root.resolve_target("out/new.yaml").unwrap_err().status, StatusCode::BAD_REQUEST);
+        assert_eq!(root.resolve_target("out/new.yaml").unwrap_err().code, ApiErrorCode::InvalidInput);
     }
 
     #[test]
     fn a_missing_crew_is_not_found() {
         let (_dir, root) = root();
-        assert_eq!(root.resolve("nope.yaml").unwrap_err().status, StatusCode::NOT_FOUND);
+        assert_eq!(root.resolve("nope.yaml").unwrap_err().code, ApiErrorCode::NotFound);
     }
 }

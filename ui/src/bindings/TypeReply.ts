@@ -3,7 +3,11 @@
 /**
  * Simulate mode by hand: what an agent says, typed by the person.
  */
-export type TypedReply = { 
+export type TypeReply = { 
+/**
+ * The run's id.
+ */
+id: string, 
 /**
  * The agent whose turn it is (or whose next turn it will be).
  */

@@ -3,4 +3,4 @@
 /**
  * A runtime agent to add: one agent in YAML, as in a crew folder's `agents/<id>.yaml`.
  */
-export type NewAgent = { yaml: string, };
+export type AddAgent = { crew: string, yaml: string, };

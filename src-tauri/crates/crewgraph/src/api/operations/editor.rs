@@ -1,0 +1,251 @@
+//! The graph editor's operations: open a crew for editing, its files' fingerprint,
+//! check an edit, save, the crew as YAML, an agent's appended instructions, a
+//! signal name's check, the recent crews, and (the window only) Export.
+
+use serde::Deserialize;
+use serde_json::Value;
+use ts_rs::TS;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::ToSchema;
+
+use super::crews::named;
+use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
+use crate::api::{Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew};
+
+/// A crew to edit.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct EditCrew {
+    #[schema(example = "exam.yaml")]
+    pub crew: String,
+}
+
+impl Operation for EditCrew {
+    const NAME: &'static str = "edit_crew";
+    const SUMMARY: &'static str = "Opens a crew for editing: its spec, the engine's verdict, the saved positions (EditableCrew)";
+    const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/edit", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound];
+    type Answer = EditableCrew;
+
+    fn answer_schema(_: &mut Schemas) -> RefOr<Schema> {
+        any_object(false)
+    }
+
+    async fn call(self, api: &Api) -> Result<EditableCrew, ApiError> {
+        let path = api.crew_path(&self.crew)?;
+        let mut editable = api.edit_crew(&path).await;
+        editable.path = self.crew.clone();
+        editable.document = named(api, editable.document, self.crew);
+        Ok(editable)
+    }
+}
+
+/// A crew whose files' fingerprint is wanted.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct CrewDisk {
+    #[schema(example = "exam.yaml")]
+    pub crew: String,
+}
+
+impl Operation for CrewDisk {
+    const NAME: &'static str = "crew_disk";
+    const SUMMARY: &'static str = "The fingerprint of the crew's files as they are now (compare with EditableCrew.disk)";
+    const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/disk", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound];
+    type Answer = String;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<String>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<String, ApiError> {
+        Ok(api.crew_disk(&api.crew_path(&self.crew)?))
+    }
+}
+
+impl Operation for CheckCrew {
+    const NAME: &'static str = "check_crew";
+    const SUMMARY: &'static str = "The engine's verdict on an edited crew (live validation)";
+    const ROUTE: Option<Route> = Some(Route::post("/editor/check", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[];
+    type Answer = CrewDocument;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<CrewDocument>(schemas)
+    }
+
+    async fn call(mut self, api: &Api) -> Result<CrewDocument, ApiError> {
+        let name = self.path.take();
+        if let Some(name) = &name {
+            self.path = Some(api.new_crew_path(name)?.display().to_string());
+        }
+        let document = api.check_crew(&self)?;
+        Ok(named(api, document, name.unwrap_or_else(|| "untitled.yaml".into())))
+    }
+}
+
+impl Operation for SaveCrew {
+    const NAME: &'static str = "save_crew";
+    const SUMMARY: &'static str = "Saves an edited crew (refused with `conflict` when it changed on disk since it was opened)";
+    const ROUTE: Option<Route> = Some(Route::post("/editor/save", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Conflict, ApiErrorCode::Io];
+    type Answer = SavedCrew;
+
+    fn answer_schema(_: &mut Schemas) -> RefOr<Schema> {
+        any_object(false)
+    }
+
+    async fn call(mut self, api: &Api) -> Result<SavedCrew, ApiError> {
+        let name = std::mem::take(&mut self.path);
+        let path = api.new_crew_path(&name)?;
+        self.path = path.display().to_string();
+        let mut saved = api.save_crew(&self).await.map_err(|mut error| {
+            error.message = api.in_names(&error.message, &path, &name);
+            error
+        })?;
+        saved.path = name.clone();
+        saved.document = named(api, saved.document, name);
+        Ok(saved)
+    }
+}
+
+/// An edited crew, as the editor holds it (a CrewFile).
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct CrewYaml {
+    #[ts(as = "crewgraph_engine::file::CrewFile")]
+    #[schema(value_type = Object)]
+    pub spec: Value,
+}
+
+impl Operation for CrewYaml {
+    const NAME: &'static str = "crew_yaml";
+    const SUMMARY: &'static str = "The edited crew as the YAML text of one file";
+    const ROUTE: Option<Route> = Some(Route::post("/editor/yaml", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[];
+    type Answer = String;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<String>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<String, ApiError> {
+        api.crew_yaml(&self.spec)
+    }
+}
+
+/// An agent of an edited crew whose appended instructions are wanted.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct AgentInstructions {
+    #[ts(as = "crewgraph_engine::file::CrewFile")]
+    #[schema(value_type = Object)]
+    pub spec: Value,
+    pub agent: String,
+}
+
+impl Operation for AgentInstructions {
+    const NAME: &'static str = "agent_instructions";
+    const SUMMARY: &'static str = "What the engine appends to the agent's prompt about its signals, or null";
+    const ROUTE: Option<Route> = Some(Route::post("/editor/instructions", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[];
+    type Answer = Option<String>;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<Option<String>>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<Option<String>, ApiError> {
+        api.agent_instructions(&self.spec, &self.agent)
+    }
+}
+
+/// A signal name to check.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct CheckSignalName {
+    #[schema(example = "[READY]")]
+    pub name: String,
+}
+
+impl Operation for CheckSignalName {
+    const NAME: &'static str = "check_signal_name";
+    const SUMMARY: &'static str = "What is wrong with a signal name, or null";
+    const ROUTE: Option<Route> = Some(Route::post("/editor/signal-name", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[];
+    type Answer = Option<String>;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<Option<String>>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<Option<String>, ApiError> {
+        Ok(api.check_signal_name(&self.name))
+    }
+}
+
+/// The crews opened lately.
+#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct RecentCrews {}
+
+impl Operation for RecentCrews {
+    const NAME: &'static str = "recent_crews";
+    const SUMMARY: &'static str = "The crews opened or saved lately, newest first (RecentCrew)";
+    const ROUTE: Option<Route> = Some(Route::get("/editor/recent", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[];
+    type Answer = Vec<RecentCrew>;
+
+    fn answer_schema(_: &mut Schemas) -> RefOr<Schema> {
+        any_object(true)
+    }
+
+    async fn call(self, api: &Api) -> Result<Vec<RecentCrew>, ApiError> {
+        let recent = api.recent_crews().await;
+        Ok(match api.reach() {
+            Reach::Anywhere => recent,
+            // Gone ones too (they are shown as gone), but only those of the folder.
+            Reach::CrewsFolder(root) => recent
+                .into_iter()
+                .filter(|crew| std::path::Path::new(&crew.path).starts_with(root.path()))
+                .map(|crew| RecentCrew { path: root.name(&crew.path), exists: crew.exists })
+                .collect(),
+        })
+    }
+}
+
+/// Where to write the edited crew as one YAML file (Export, the window only).
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ExportCrew {
+    /// A file of this machine.
+    pub path: String,
+    #[ts(as = "crewgraph_engine::file::CrewFile")]
+    #[schema(value_type = Object)]
+    pub spec: Value,
+}
+
+impl Operation for ExportCrew {
+    const NAME: &'static str = "export_crew";
+    const SUMMARY: &'static str = "Writes the edited crew as one YAML file";
+    // A browser downloads the YAML instead: a server writes no file a client names.
+    const ROUTE: Option<Route> = None;
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Io];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<(), ApiError> {
+        api.export_crew(std::path::Path::new(&self.path), &self.spec)
+    }
+}

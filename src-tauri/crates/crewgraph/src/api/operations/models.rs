@@ -1,0 +1,167 @@
+//! The models agents use: list them (never a key: only where each key comes from,
+//! and base URLs with any credentials in them masked), add or replace one, remove
+//! one, choose the default; and, in the window only, keep an API key in the OS
+//! keyring or forget it (keys never travel over HTTP).
+
+use serde::Deserialize;
+use ts_rs::TS;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::ToSchema;
+
+use crate::api::operation::{schema_of, Operation, Route, Schemas};
+use crate::api::{Api, ApiError, ApiErrorCode, ModelRequest, ModelView};
+
+/// The models agents can use.
+#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ListModels {
+    /// Ask each model whether it answers.
+    #[serde(default)]
+    #[ts(optional, as = "Option<bool>")]
+    pub check: bool,
+}
+
+impl Operation for ListModels {
+    const NAME: &'static str = "list_models";
+    const SUMMARY: &'static str = "The models (no keys); with `check`, whether each answers";
+    const ROUTE: Option<Route> = Some(Route::get("/models", "models"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Store];
+    type Answer = Vec<ModelView>;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<Vec<ModelView>>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<Vec<ModelView>, ApiError> {
+        api.list_models(self.check).await
+    }
+}
+
+/// A model to add or replace, under the name crew files use (`model: NAME`).
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct PutModel {
+    #[schema(example = "fast")]
+    pub name: String,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub model: ModelRequest,
+}
+
+impl Operation for PutModel {
+    const NAME: &'static str = "put_model";
+    const SUMMARY: &'static str = "Adds or replaces a model";
+    const ROUTE: Option<Route> = Some(Route::put("/models/{name}", "models").answering(204));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Store];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<(), ApiError> {
+        api.put_model(&self.name, self.model).await
+    }
+}
+
+/// Removes a model.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct RemoveModel {
+    #[schema(example = "fast")]
+    pub name: String,
+}
+
+impl Operation for RemoveModel {
+    const NAME: &'static str = "remove_model";
+    const SUMMARY: &'static str = "Removes a model";
+    const ROUTE: Option<Route> = Some(Route::delete("/models/{name}", "models").answering(204));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound, ApiErrorCode::Store];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<(), ApiError> {
+        api.remove_model(&self.name).await
+    }
+}
+
+/// Makes a model (a configured one, or `local`) the default.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct SetDefaultModel {
+    #[schema(example = "local")]
+    pub name: String,
+}
+
+impl Operation for SetDefaultModel {
+    const NAME: &'static str = "set_default_model";
+    const SUMMARY: &'static str = "Makes a model the default";
+    const ROUTE: Option<Route> = Some(Route::post("/models/{name}/default", "models").answering(204));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound, ApiErrorCode::Store];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<(), ApiError> {
+        api.set_default_model(&self.name).await
+    }
+}
+
+/// An API key to keep in the OS keyring under `name`; it is never shown again.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct SetApiKey {
+    pub name: String,
+    pub key: String,
+}
+
+impl Operation for SetApiKey {
+    const NAME: &'static str = "set_api_key";
+    const SUMMARY: &'static str = "Keeps an API key in the OS keyring";
+    // Keys never travel over HTTP: a server's are set on its machine (`crewgraph keys`).
+    const ROUTE: Option<Route> = None;
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Io];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<(), ApiError> {
+        api.set_api_key(&self.name, &self.key)
+    }
+}
+
+/// Forgets the API key kept under `name`.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct RemoveApiKey {
+    pub name: String,
+}
+
+impl Operation for RemoveApiKey {
+    const NAME: &'static str = "remove_api_key";
+    const SUMMARY: &'static str = "Forgets an API key kept in the OS keyring; false when there was none";
+    const ROUTE: Option<Route> = None;
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Io];
+    type Answer = bool;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<bool>(schemas)
+    }
+
+    async fn call(self, api: &Api) -> Result<bool, ApiError> {
+        api.remove_api_key(&self.name)
+    }
+}

@@ -1,0 +1,123 @@
+//! The one run request: [`StartRun`] and [`ResumeRun`], the same for the window,
+//! the server and the CLI, and where their agents' replies come from ([`Replies`]).
+//! They are checked here, once: an empty input, typed replies together with a
+//! script, a script given twice — each refused with `invalid_input` in words.
+
+use serde::Deserialize;
+use serde_json::Value;
+use ts_rs::TS;
+use utoipa::ToSchema;
+
+use crate::api::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
+use crewgraph_llm::TypedReplies;
+
+/// Where a run's agents' replies come from: their models (or one model for all), a
+/// script (Simulate mode), or the person typing them.
+#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
+#[ts(export)]
+pub struct Replies {
+    /// Simulate mode: the agents' replies from this script instead of a model — its
+    /// YAML text, or the same as a JSON object (`{"replies": {"teacher": ["… [QUESTION]"]}}`).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    #[ts(optional, type = "string | Record<string, unknown>")]
+    pub script: Option<Value>,
+    /// Simulate mode with a script file instead of `script` (a path in the window;
+    /// over HTTP a script of the crews folder, as `GET /crews/{crew}/scripts` lists
+    /// them). On resume, a script that starts with the replies the run used is the
+    /// whole run's: those are skipped.
+    #[serde(default)]
+    #[ts(optional)]
+    #[schema(example = "scripts/exam.yaml")]
+    pub script_file: Option<String>,
+    /// Simulate mode by hand: each agent's reply is typed in its turn (`type_reply`),
+    /// instead of a script or a model.
+    #[serde(default)]
+    #[ts(optional, as = "Option<bool>")]
+    pub typed: bool,
+    /// The model every agent uses instead of its own (a named model, provider/model, or `local`).
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+}
+
+impl Replies {
+    /// The run options they stand for, or why they cannot be.
+    pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
+        let script_text = self.script.as_ref().filter(|s| !s.is_null());
+        let model = self.model.clone();
+        if self.typed {
+            if script_text.is_some() || self.script_file.is_some() {
+                return Err(invalid("typed replies come instead of a script: give 'typed' or a script, not both"));
+            }
+            return Ok(RunOptions { typed: Some(TypedReplies::new()), model, ..RunOptions::default() });
+        }
+        let script = match (script_text, &self.script_file) {
+            (Some(_), Some(_)) => return Err(invalid("give either 'script' or 'script_file', not both")),
+            (None, Some(name)) => Some(ScriptSource::File(api.crew_path(name)?)),
+            (Some(Value::String(text)), None) => Some(ScriptSource::Text(text.clone())),
+            (Some(value @ (Value::Object(_) | Value::Array(_))), None) => Some(ScriptSource::Text(value.to_string())),
+            (Some(_), None) => return Err(invalid("'script' must be the script's YAML text or a JSON object with 'replies'")),
+            (None, None) => None,
+        };
+        Ok(RunOptions { script, model, ..RunOptions::default() })
+    }
+}
+
+/// A run to start.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct StartRun {
+    /// The crew: its path in the window, its name in the crews folder over HTTP.
+    #[schema(example = "exam.yaml")]
+    pub crew: String,
+    /// What the crew is asked to do.
+    #[schema(example = "Start the exam")]
+    pub input: String,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub replies: Replies,
+    /// Under the scoring strategy: the agent the person asks for.
+    #[serde(default)]
+    #[ts(optional)]
+    pub agent: Option<String>,
+}
+
+impl StartRun {
+    /// The run options it stands for, or why it cannot run.
+    pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
+        if self.input.trim().is_empty() {
+            return Err(invalid("the input is empty: write what the crew is asked to do"));
+        }
+        Ok(RunOptions { requested_agent: self.agent.clone(), ..self.replies.options(api)? })
+    }
+}
+
+/// How to go on with a paused run (or an interrupted one).
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ResumeRun {
+    /// The run's id.
+    #[schema(example = "run-5f0c2d1e9a7b3c41")]
+    pub id: String,
+    /// The person's answer (needed for a paused run).
+    #[serde(default)]
+    #[ts(optional)]
+    pub input: Option<String>,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub replies: Replies,
+}
+
+impl ResumeRun {
+    /// The run options it stands for, or why it cannot go on so.
+    pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
+        self.replies.options(api)
+    }
+}
+
+fn invalid(message: &str) -> ApiError {
+    ApiError::new(ApiErrorCode::InvalidInput, message)
+}

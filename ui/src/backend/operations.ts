@@ -1,0 +1,70 @@
+// The Backend's methods that are operations of the API, written once for both
+// transports: each is one `call` of an operation of the generated table
+// (bindings/operations.ts, made from the Rust declarations), so a renamed field, a
+// changed answer or an unknown error code is a type error here, not a surprise at
+// run time. A transport gives `call` (the window: one Tauri command; a browser: the
+// operation's HTTP route) and `watch` (a run's events in batches), and adds what only
+// it can do: dialogs, files, downloads.
+//
+//   const backend = { ...operationMethods(transport), pickCrew: …, confirm: … };
+import type { OperationName, Operations } from "../bindings/operations";
+import type { RunBatch } from "../bindings/RunBatch";
+import type { Backend } from "./Backend";
+
+/** Does one operation: its request in, its answer out (or a BackendError). */
+export type Call = <K extends OperationName>(name: K, request: Operations[K]["request"]) => Promise<Operations[K]["answer"]>;
+
+/** How a transport reaches the API. */
+export interface Transport {
+  call: Call;
+  /** Watches a run from after event `after` (null: all of it): its events in batches,
+   * the last with `end`. Resolves once the watch is open. */
+  watch(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+}
+
+/** The methods a transport does not make itself. */
+type DialogMethods = "pickCrew" | "pickSavePath" | "guardClose" | "confirm" | "pickScript" | "exportRun" | "importRecording";
+
+/** Every Backend method that is an operation (or a run's watch), over `transport`. */
+export function operationMethods({ call, watch }: Transport): Omit<Backend, DialogMethods> {
+  return {
+    listCrews: () => call("list_crews", {}),
+    openCrew: (crew) => call("open_crew", { crew }),
+    crewsFolder: () => call("crews_folder", {}),
+    editCrew: (crew) => call("edit_crew", { crew }),
+    checkCrew: (check) => call("check_crew", check),
+    saveCrew: (save) => call("save_crew", save),
+    crewYaml: (spec) => call("crew_yaml", { spec }),
+    exportCrew: (path, spec) => call("export_crew", { path, spec }),
+    crewDisk: (crew) => call("crew_disk", { crew }),
+    recentCrews: () => call("recent_crews", {}),
+    checkSignalName: (name) => call("check_signal_name", { name }),
+    listModels: (check = false) => call("list_models", { check }),
+    putModel: (name, model) => call("put_model", { name, ...model }),
+    removeModel: (name) => call("remove_model", { name }),
+    setDefaultModel: (name) => call("set_default_model", { name }),
+    setApiKey: (name, key) => call("set_api_key", { name, key }),
+    removeApiKey: (name) => call("remove_api_key", { name }),
+    agentInstructions: (spec, agent) => call("agent_instructions", { spec, agent }),
+
+    async startRun(request, onBatch) {
+      const { run_id } = await call("start_run", request);
+      await watch(run_id, null, onBatch);
+      return run_id;
+    },
+    watchRun: (runId, after, onBatch) => watch(runId, after, onBatch),
+    async resumeRun(runId, request, after, onBatch) {
+      await call("resume_run", { ...request, id: runId });
+      await watch(runId, after, onBatch);
+    },
+    async cancelRun(id) {
+      await call("cancel_run", { id });
+    },
+    listRuns: () => call("list_runs", {}),
+    runCrew: async (id) => (await call("get_run", { id })).crew,
+    runEvents: (id) => call("run_events", { id }),
+    crewScripts: (crew) => call("crew_scripts", { crew }),
+    typeReply: (id, agent, text) => call("type_reply", { id, agent, text }),
+    liveRuns: () => call("live_runs", {}),
+  };
+}
