@@ -343,6 +343,9 @@ async fn tool_call_round_trip(primed: &Primed) {
     if primed.scripted {
         assert_eq!(call.arguments, json!({"expression": TOOL_EXPRESSION}));
     }
+    if primed.reports_usage {
+        assert!(first.usage.is_some_and(|u| u.output_tokens > 0), "a turn that only calls a tool still reports usage: {first:?}");
+    }
 
     let mut answered = history.clone();
     let mut asked = Message::agent(&agent, first.content.clone());
