@@ -133,8 +133,8 @@ pub struct Primed {
     pub coaching: Vec<Message>,
     /// The words a failure must contain (a cut stream's).
     pub failure_words: Option<String>,
-    /// Cancellation: when the first piece of the reply is not soon to come (nobody
-    /// typed it, a script's slow reply), cancel after this long instead of at it.
+    /// Cancellation: when no piece of the reply will come (nobody typed it), cancel
+    /// after this long instead of at the first piece.
     pub cancel_after: Option<Duration>,
     /// For the fault server's subjects: the server, and how its protocol carries a
     /// tool's result back (the round trip is checked at the wire too).
