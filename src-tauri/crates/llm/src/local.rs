@@ -13,6 +13,13 @@
 //! the app and the provider tests; a crash inside llama.cpp (its asserts abort the
 //! process) ends a child, not the window; and the code path is the one real
 //! endpoints take. Where the files are: [`LocalPaths::find`].
+//!
+//! The server runs in a process group of its own (a job object on Windows, through
+//! `process-wrap`), and the whole group is killed when its [`LocalServer`] is
+//! dropped, so whatever llama-server started dies with it. Should Crewgraph die
+//! without dropping it: on Windows the job dies with its last handle; on Linux the
+//! server is sent SIGTERM (its parent-death signal); on macOS, which has no such
+//! signal, the server outlives a Crewgraph that was killed outright.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -21,8 +28,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
 use serde_json::json;
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -87,9 +95,9 @@ impl LocalPaths {
     }
 }
 
-/// A running `llama-server`.
+/// A running `llama-server`, killed with its whole process group when dropped.
 pub struct LocalServer {
-    child: Child,
+    process: Group,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
     /// How long it took to be ready.
@@ -112,14 +120,12 @@ impl LocalServer {
             .args(["--threads", &threads.to_string(), "--threads-batch", &threads.to_string(), "--no-webui", "--jinja"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(log_file)
-            .kill_on_drop(true);
-        die_with_parent(&mut command);
-        let mut child = command.spawn().map_err(|e| format!("cannot start {}: {e}", paths.server.display()))?;
+            .stderr(log_file);
+        let mut child = Group::spawn(command).map_err(|e| format!("cannot start {}: {e}", paths.server.display()))?;
         let base_url = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         loop {
-            if let Ok(Some(status)) = child.try_wait() {
+            if let Ok(Some(status)) = child.child.try_wait() {
                 let tail = std::fs::read_to_string(&log).unwrap_or_default();
                 let tail: Vec<&str> = tail.lines().rev().take(5).collect();
                 return Err(format!(
@@ -130,19 +136,57 @@ impl LocalServer {
             let health = client.get(format!("{base_url}/health")).timeout(Duration::from_secs(2)).send().await;
             if health.is_ok_and(|r| r.status().is_success()) {
                 let _ = std::fs::remove_file(&log);
-                return Ok(LocalServer { child, base_url, startup: started.elapsed() });
+                return Ok(LocalServer { process: child, base_url, startup: started.elapsed() });
             }
             if started.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill().await;
+                child.stop().await;
                 return Err(format!("llama-server did not become ready within 60 s (log: {})", log.display()));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
-    /// Stops the server.
+    /// Stops the server (its whole process group) and waits for it to exit.
     pub async fn stop(mut self) {
-        let _ = self.child.kill().await;
+        self.process.stop().await;
+    }
+}
+
+/// A child process leading a process group of its own (a job object on Windows):
+/// dropping it kills the whole group, not only the child.
+struct Group {
+    child: Box<dyn ChildWrapper>,
+    /// Killed and waited for already ([`Group::stop`]).
+    stopped: bool,
+}
+
+impl Group {
+    /// Spawns `command` as the leader of a new group.
+    fn spawn(mut command: Command) -> std::io::Result<Group> {
+        die_with_parent(&mut command);
+        let mut command = CommandWrap::from(command);
+        // Kills the child itself when dropped (and on Windows makes the job die with its last handle).
+        command.wrap(KillOnDrop);
+        #[cfg(unix)]
+        command.wrap(process_wrap::tokio::ProcessGroup::leader());
+        #[cfg(windows)]
+        command.wrap(process_wrap::tokio::JobObject);
+        Ok(Group { child: command.spawn()?, stopped: false })
+    }
+
+    /// Kills the group and waits for its leader to exit.
+    async fn stop(&mut self) {
+        let _ = Box::into_pin(self.child.kill()).await;
+        self.stopped = true;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.stopped {
+            // The whole group: SIGKILL to it on Unix, the job terminated on Windows.
+            let _ = self.child.start_kill();
+        }
     }
 }
 
@@ -151,7 +195,7 @@ fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// On Linux, the server is killed when Crewgraph dies, however it dies.
+/// On Linux, the server is sent SIGTERM when Crewgraph dies, however it dies.
 #[cfg(target_os = "linux")]
 fn die_with_parent(command: &mut Command) {
     // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
@@ -189,7 +233,7 @@ impl LocalModel {
 
     /// The running server's process id, if it runs.
     pub async fn server_pid(&self) -> Option<u32> {
-        self.running.lock().await.as_ref().and_then(|(server, _)| server.child.id())
+        self.running.lock().await.as_ref().and_then(|(server, _)| server.process.child.id())
     }
 
     /// The running server's client, starting it when needed.
@@ -252,7 +296,7 @@ impl LlmClient for LocalModel {
 }
 
 /// A GBNF grammar for "some text, then one of `signals`": the text holds no
-/// bracket, so the reply's only way to end is a signal, within [`MAX_BODY_CHARS`].
+/// bracket, so the reply's only way to end is a signal, within `MAX_BODY_CHARS` characters.
 pub fn signal_grammar(signals: &[String]) -> String {
     let alternatives: Vec<String> = signals.iter().map(|s| gbnf_literal(s)).collect();
     format!("root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{{0,{}}}\nsignal ::= {}\n", MAX_BODY_CHARS - 1, alternatives.join(" | "))
@@ -275,6 +319,40 @@ fn gbnf_literal(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether process `pid` runs (a zombie, killed but not yet reaped, does not).
+    #[cfg(target_os = "linux")]
+    fn runs(pid: &str) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    }
+
+    /// What llama-server starts must not outlive it: the group dies, not only its leader.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn dropping_a_group_kills_the_children_of_its_leader_too() {
+        let pid_file = std::env::temp_dir().join(format!("crewgraph-llm-group-{}", std::process::id()));
+        let _ = std::fs::remove_file(&pid_file);
+        let mut command = Command::new("sh");
+        command.args(["-c", "sleep 600 & echo $! > \"$0.partial\" && mv \"$0.partial\" \"$0\"; wait"]).arg(&pid_file);
+        let group = Group::spawn(command).expect("sh starts");
+        let waited = Instant::now();
+        let grandchild = loop {
+            match std::fs::read_to_string(&pid_file) {
+                Ok(pid) => break pid.trim().to_owned(),
+                Err(_) if waited.elapsed() < Duration::from_secs(30) => tokio::time::sleep(Duration::from_millis(20)).await,
+                Err(error) => panic!("the leader never said its child's pid ({error})"),
+            }
+        };
+        let _ = std::fs::remove_file(&pid_file);
+        assert!(runs(&grandchild), "the leader's child runs before the drop");
+        drop(group);
+        let dropped = Instant::now();
+        while runs(&grandchild) && dropped.elapsed() < Duration::from_secs(30) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!runs(&grandchild), "the leader's child {grandchild} still runs after the group was dropped");
+    }
 
     #[test]
     fn the_grammar_ends_with_one_of_the_signals_written_as_literals() {
