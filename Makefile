@@ -93,6 +93,7 @@ bindings-check: rust-test
 	fi
 
 ui-test: deps
+	cd ui && npm run lint
 	cd ui && npm test
 
 e2e: build test-deps

@@ -34,6 +34,7 @@ export function App() {
   const [notice, setNotice] = useState<{ kind: "info" | "error"; text: string } | null>(null);
 
   // The runs list: on start, and whenever a run's watch ends.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runEnded is the trigger, not an input
   useEffect(() => {
     backend.listRuns().then(setRuns, () => {});
   }, [runEnded]);
@@ -49,7 +50,7 @@ export function App() {
   // opened when it is here, then replayed; what went wrong in the backend's words.
   const importRecording = async (path?: string) => {
     setNotice(null);
-    let recording;
+    let recording: Awaited<ReturnType<typeof backend.importRecording>>;
     try {
       recording = await backend.importRecording(path);
     } catch (e) {
@@ -172,7 +173,7 @@ function Unreadable({ path, text }: { path: string; text: string | null }) {
         </div>
       </header>
       <div className="canvas-column">
-        <pre className="crew-text" aria-label="The file's text">
+        <pre className="crew-text" role="region" aria-label="The file's text">
           {text ?? "(the file could not be read)"}
         </pre>
         <ProblemsPanel problems={document?.problems ?? []} onSelect={() => {}} />

@@ -4,7 +4,9 @@ import "@xyflow/react/dist/style.css";
 import "./styles.css";
 import { App } from "./App";
 
-createRoot(document.getElementById("root")!).render(
+const root = document.getElementById("root");
+if (!root) throw new Error("index.html has no #root element");
+createRoot(root).render(
   <StrictMode>
     <App />
   </StrictMode>,

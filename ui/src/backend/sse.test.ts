@@ -60,8 +60,12 @@ describe("readSse", () => {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let cancelled = false;
     const open = new ReadableStream<Uint8Array>({
-      start: (c) => void (controller = c),
-      cancel: () => void (cancelled = true),
+      start: (c) => {
+        controller = c;
+      },
+      cancel: () => {
+        cancelled = true;
+      },
     });
     const messages = readSse(open);
     controller.enqueue(new TextEncoder().encode("data: a\n\nda"));
@@ -75,7 +79,11 @@ describe("readSse", () => {
 
   it("throws when the connection breaks", async () => {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
-    const broken = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    const broken = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+    });
     const messages = readSse(broken);
     controller.enqueue(new TextEncoder().encode("data: a\n\n"));
     expect((await messages.next()).value).toMatchObject({ data: "a" });

@@ -16,7 +16,11 @@ const finished = batch([], "finished");
 /** An event stream the test writes to as the server would. */
 function serverStream() {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+  });
   return {
     response: new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } }),
     send: (text: string) => controller.enqueue(new TextEncoder().encode(text)),

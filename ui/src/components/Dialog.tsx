@@ -20,6 +20,7 @@ export function Dialog({ labelledBy, className, onClose, onSubmit, children }: P
     onKeyDown: (event: KeyboardEvent) => event.key === "Escape" && onClose(),
   };
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click beside the dialog closes it; keyboards use Escape
     <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       {onSubmit ? (
         <form {...box} onSubmit={onSubmit}>

@@ -6,7 +6,7 @@ import { AlertIcon, ErrorIcon } from "./icons";
 export function ProblemBadge({ badge, small = false }: { badge: Badge; small?: boolean }) {
   const words = badge.messages.join("\n");
   return (
-    <span className={`problem-badge ${badge.severity}${small ? " small" : ""}`} title={words} aria-label={words}>
+    <span className={`problem-badge ${badge.severity}${small ? " small" : ""}`} title={words} role="img" aria-label={words}>
       {badge.severity === "error" ? <ErrorIcon size={small ? 12 : 14} /> : <AlertIcon size={small ? 12 : 14} />}
     </span>
   );

@@ -30,6 +30,7 @@ export function ProblemsPanel({ problems, onSelect }: { problems: ProblemView[];
               : "";
             const clickable = targets.length > 0;
             return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: problems have no id and may repeat; the list is redrawn whole with each verdict
               <li key={index} className={`problem ${diagnostic.severity}`}>
                 <button
                   type="button"

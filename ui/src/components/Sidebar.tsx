@@ -63,7 +63,7 @@ export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImpo
               title={crew.description}
             >
               <span className="sidebar-name">{crew.name}</span>
-              {crew.errors > 0 && <span className="sidebar-dot error" aria-label="has errors" />}
+              {crew.errors > 0 && <span className="sidebar-dot error" role="img" aria-label="has errors" />}
             </button>
           </li>
         ))}

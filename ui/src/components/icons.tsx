@@ -2,6 +2,7 @@
 type IconProps = { size?: number; title?: string };
 
 const svg = (size: number, title: string | undefined, body: React.ReactNode) => (
+  // biome-ignore lint/a11y/noSvgWithoutTitle: the title is there when one is given; without it the icon is aria-hidden
   <svg width={size} height={size} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2}
     strokeLinecap="round" strokeLinejoin="round" aria-hidden={title ? undefined : true} role={title ? "img" : undefined}>
     {title && <title>{title}</title>}

@@ -107,12 +107,13 @@ export function flowOrder(view: GraphView): ViewNode[] {
   const seen = new Set<string>();
   const queue = view.nodes.filter((n) => n.entry).map((n) => n.id);
   const visit = (id: string) => {
-    if (seen.has(id) || !byId.has(id)) return;
+    const node = byId.get(id);
+    if (seen.has(id) || !node) return;
     seen.add(id);
-    order.push(byId.get(id)!);
+    order.push(node);
     queue.push(...(next.get(id) ?? []));
   };
-  while (queue.length) visit(queue.shift()!);
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) visit(id);
   for (const node of view.nodes) visit(node.id);
   return order;
 }

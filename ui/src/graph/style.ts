@@ -73,7 +73,7 @@ const avatarHues = [210, 160, 280, 20, 340, 45, 190, 250];
 /** A stable colour per agent id. */
 export function avatarColor(id: string): string {
   let hash = 0;
-  for (const char of id) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
+  for (const char of id) hash = (hash * 31 + (char.codePointAt(0) ?? 0)) >>> 0;
   return `hsl(${avatarHues[hash % avatarHues.length]} 65% 45%)`;
 }
 

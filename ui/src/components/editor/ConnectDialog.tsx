@@ -127,7 +127,7 @@ export function ConnectDialog({ pending, onClose }: { pending: PendingConnection
           </span>
         </label>
         {known.length > 0 && (
-          <div className="signal-chips" aria-label="Signals in this crew">
+          <div className="signal-chips" role="group" aria-label="Signals in this crew">
             {known.slice(0, 12).map((row) => (
               <button
                 type="button"

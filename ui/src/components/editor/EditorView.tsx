@@ -4,7 +4,7 @@
 // at once; the canvas draws the engine's verdict, so what is drawn is what will run.
 // While the view is the fitted one, the crew stays fitted when the canvas changes
 // size (the run dock unfolding, the window resized); once the person zooms or pans,
-// their view is left alone until they fit again.
+// their view is left alone until they fit it again.
 import {
   Background,
   BackgroundVariant,
@@ -189,7 +189,7 @@ function Editor({ files }: { files: Files }) {
   // the person has not zoomed or panned since.
   const fittedView = useRef<Viewport | null>(null);
   // Fits every card on screen (computed here: zoomed far out, React Flow holds none).
-  const fit = useCallback(
+  const fitCrew = useCallback(
     (duration = 300) => {
       const box = canvas.current;
       const drawn = flowGraph.nodes;
@@ -217,15 +217,16 @@ function Editor({ files }: { files: Files }) {
   useEffect(() => {
     if (fitted.current || nodes.length === 0 || nodes.some((n) => n.type !== "group" && !shown[n.id])) return;
     fitted.current = true;
-    requestAnimationFrame(() => fit(0));
-  }, [nodes, shown, fit]);
+    requestAnimationFrame(() => fitCrew(0));
+  }, [nodes, shown, fitCrew]);
 
   // The canvas changed size (the run dock unfolded or folded, the window was
   // resized), or a run's end put words under the End node: fitted again, unless the
   // person has moved the view since the last fit.
-  const fitLatest = useRef(fit);
-  fitLatest.current = fit;
+  const fitLatest = useRef(fitCrew);
+  fitLatest.current = fitCrew;
   const worded = useRun((s) => endWords(s.view) !== null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: worded is the trigger (words appeared under End)
   useEffect(() => {
     const last = fittedView.current;
     if (last && sameView(flow.getViewport(), last)) fitLatest.current();
@@ -366,16 +367,16 @@ function Editor({ files }: { files: Files }) {
     if (!doc) return;
     if (doc.graph.nodes.length > gridAbove) {
       editorStore.getState().move(gridPositions(doc.graph), "Tidy up");
-      requestAnimationFrame(() => fit());
+      requestAnimationFrame(() => fitCrew());
       return;
     }
     layoutGraph(doc.graph, aspect()).then((layout) => {
       setDirection(layout.direction);
       setRoutes(layout.edges);
       editorStore.getState().move(layoutPositions(doc.graph, layout), "Tidy up");
-      requestAnimationFrame(() => fit());
+      requestAnimationFrame(() => fitCrew());
     });
-  }, [fit, aspect]);
+  }, [fitCrew, aspect]);
 
   const addAt = useCallback(
     (event: React.MouseEvent) => {
@@ -445,7 +446,7 @@ function Editor({ files }: { files: Files }) {
       } else if (key === "a") {
         addCentered();
       } else if (key === "f") {
-        fit();
+        fitCrew();
       } else if (key === "l") {
         tidy();
       } else if (key === "g") {
@@ -454,7 +455,7 @@ function Editor({ files }: { files: Files }) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [files, pending, adding, copy, paste, deleteSelection, addCentered, fit, tidy, group]);
+  }, [files, pending, adding, copy, paste, deleteSelection, addCentered, fitCrew, tidy, group]);
 
   const focusTarget = useCallback(
     (id: string | null) => {
@@ -481,7 +482,7 @@ function Editor({ files }: { files: Files }) {
             <h1>
               {name}
               {dirty && (
-                <span className="dirty-dot" title="Changes not saved yet" aria-label="Changes not saved yet">
+                <span className="dirty-dot" title="Changes not saved yet" role="img" aria-label="Changes not saved yet">
                   ●
                 </span>
               )}
@@ -511,7 +512,7 @@ function Editor({ files }: { files: Files }) {
           onAdd={addCentered}
           onGroup={group}
           onTidy={tidy}
-          onFit={() => fit()}
+          onFit={() => fitCrew()}
           onHelp={() => setHelp(true)}
           undoTitle={undoLabel(history) ?? "Nothing to undo"}
           redoTitle={redoLabel(history) ?? "Nothing to redo"}
@@ -521,7 +522,7 @@ function Editor({ files }: { files: Files }) {
         />
         <div className="crew-body">
           <div className="canvas-column">
-            <div className={`canvas${far ? " far" : ""}`} aria-label="Crew graph" ref={canvas} onDoubleClick={addAt}>
+            <div className={`canvas${far ? " far" : ""}`} role="region" aria-label="Crew graph" ref={canvas} onDoubleClick={addAt}>
               {spec.agents.length === 0 && (
                 <div className="canvas-hint">
                   <p>This crew has no agents yet.</p>
@@ -558,7 +559,7 @@ function Editor({ files }: { files: Files }) {
                 {far && <FarView nodes={nodes} edges={edges} />}
                 {/* Dots a pixel apart (zoomed far out) cost more to paint than the whole crew. */}
                 {!far && <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} />}
-                <Controls showInteractive={false} onFitView={() => fit()} />
+                <Controls showInteractive={false} onFitView={() => fitCrew()} />
                 {!far && <MiniMap pannable zoomable nodeStrokeWidth={3} ariaLabel="Overview of the crew" style={{ width: 150, height: 96 }} />}
                 <Legend />
               </ReactFlow>

@@ -24,7 +24,7 @@ export function FarView({ nodes, edges }: Props) {
   const [x, y, zoom] = useStore((s) => s.transform);
   const ratio = typeof window !== "undefined" ? window.devicePixelRatio || 1 : 1;
   // The zoom step the picture is painted at: it changes only every factor of √2.
-  const step = Math.pow(Math.SQRT2, Math.ceil(Math.log(zoom * ratio) / Math.log(Math.SQRT2)));
+  const step = Math.SQRT2 ** Math.ceil(Math.log(zoom * ratio) / Math.log(Math.SQRT2));
   const picture = useMemo(() => paintPicture(nodes, edges, step), [nodes, edges, step]);
 
   // The picture is a page element moved and scaled by CSS, like React Flow's own

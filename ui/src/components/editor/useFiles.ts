@@ -148,7 +148,7 @@ export function useFiles(): Files {
         overwrite: isNew,
       };
       try {
-        let saved;
+        let saved: Awaited<ReturnType<typeof backend.saveCrew>>;
         try {
           saved = await backend.saveCrew(request);
         } catch (error) {

@@ -52,9 +52,9 @@ export function AgentForm({ agentId, onClose, position }: AgentFormProps) {
 }
 
 function othersOf(spec: CrewSpec, id: string | null) {
-  return spec.agents
-    .filter((a) => a.id && a.id !== id)
-    .map((a) => ({ value: a.id!, label: a.name && a.name !== a.id ? `${a.name} (${a.id})` : a.id! }));
+  return spec.agents.flatMap(({ id: other, name }) =>
+    other && other !== id ? [{ value: other, label: name && name !== other ? `${name} (${other})` : other }] : [],
+  );
 }
 
 function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {

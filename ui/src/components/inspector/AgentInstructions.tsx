@@ -35,11 +35,12 @@ export function AgentInstructions({ agentId }: { agentId: string }) {
         Crewgraph adds this about its signals:
       </div>
       {shown.state === "done" && shown.text ? (
-        <pre className="ins-appended" aria-labelledby={id} tabIndex={0}>
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region a keyboard must be able to scroll
+        <pre className="ins-appended" role="region" aria-labelledby={id} tabIndex={0}>
           {shown.text}
         </pre>
       ) : (
-        <p className="ins-appended empty" aria-labelledby={id}>
+        <p className="ins-appended empty" role="note" aria-labelledby={id}>
           {shown.state === "loading"
             ? "Asking Crewgraph…"
             : shown.state === "failed"

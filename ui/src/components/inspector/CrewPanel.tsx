@@ -131,7 +131,7 @@ function CrewSettings() {
 }
 
 function entryOptions(spec: CrewSpec) {
-  const agents = spec.agents.filter((a) => a.id).map((a) => ({ value: a.id!, label: a.name || a.id! }));
+  const agents = spec.agents.flatMap(({ id, name }) => (id ? [{ value: id, label: name || id }] : []));
   return spec.entry_point && agents.some((a) => a.value === spec.entry_point)
     ? agents
     : [{ value: spec.entry_point ?? "", label: spec.entry_point ? `${spec.entry_point} (not an agent)` : "Pick the first agent" }, ...agents];

@@ -35,7 +35,7 @@ export function GroupPanel({ groupId }: { groupId: string }) {
   const members = group.agents ?? [];
   const agentName = (id: string) => spec.agents.find((a) => a.id === id)?.name || id;
   const timeout = group.timeout ?? (group.timeout_seconds ? `${group.timeout_seconds}s` : "");
-  const agents = spec.agents.filter((a) => a.id).map((a) => a.id!);
+  const agents = spec.agents.flatMap(({ id }) => (id ? [id] : []));
 
   const remove = () => {
     if (apply(`Delete the group ${groupId}`, (s) => removeGroup(s, groupId)) === null) select([]);

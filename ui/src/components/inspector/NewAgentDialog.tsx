@@ -45,6 +45,7 @@ export function NewAgentDialog({ onClose, position }: NewAgentDialogProps) {
   };
 
   return createPortal(
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click beside the dialog closes it; keyboards use Escape
     <div className="ins-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div ref={box} className="ins-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
         <header className="ins-dialog-head">

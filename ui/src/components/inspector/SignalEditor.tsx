@@ -38,7 +38,7 @@ export function SignalEditor({ row, onRenamed }: SignalEditorProps) {
   if (!spec) return null;
   const { name } = row;
   const change = (words: string, fn: (s: CrewSpec) => EditResult) => apply(`Change ${name}'s ${words}`, fn);
-  const agents = spec.agents.filter((a) => a.id).map((a) => ({ value: a.id!, label: a.name || a.id! }));
+  const agents = spec.agents.flatMap(({ id, name }) => (id ? [{ value: id, label: name || id }] : []));
   const groups = Object.keys(groupsOf(spec)).map((g) => ({ value: g, label: `${g} (group)` }));
   const toggle = (list: string[], value: string, on: boolean) =>
     on ? [...list.filter((v) => v !== value), value] : list.filter((v) => v !== value);

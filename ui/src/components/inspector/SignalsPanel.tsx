@@ -81,6 +81,7 @@ type SignalItemProps = {
 function SignalItem({ row, spec, document, editing, onEditing }: SignalItemProps) {
   const [refused, setRefused] = useState<{ error: string; uses: SignalUse[] } | null>(null);
   // A refusal is about the crew as it was: any change (an undo, a route deleted) ends it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: spec is the trigger (any change ends the refusal)
   useEffect(() => setRefused(null), [spec]);
   const color = behaviorColor[row.behavior];
   const agentName = (id: string) => spec.agents.find((a) => a.id === id)?.name || id;

@@ -208,6 +208,7 @@ type SelectFieldProps = {
 export function SelectField({ label, help, value, options, onChange, disabled }: SelectFieldProps) {
   const id = useId();
   const [refusal, setRefusal] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: value is the trigger (a new value ends the refusal)
   useEffect(() => setRefusal(null), [value]);
   return (
     <Field id={id} label={label} help={help} error={refusal}>
@@ -357,6 +358,8 @@ export function ProblemList({ problems }: { problems: ProblemView[] }) {
       {problems.map((problem, index) => {
         const { severity, plain, message } = problem.diagnostic;
         return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: problems have no id and may repeat; the list is redrawn whole with each verdict
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so a keyboard reaches the exact message in its title
           <li key={index} className={`ins-problem ${severity}`} title={message} tabIndex={0}>
             {severity === "error" ? <ErrorIcon size={14} /> : <AlertIcon size={14} />}
             <span>{plain}</span>

@@ -43,6 +43,7 @@ export function Transcript() {
   };
 
   // New words: stay at the bottom, unless the person scrolled up.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: view is the trigger (new words to scroll to)
   useLayoutEffect(() => {
     const box = scroller.current;
     if (box && following.current) box.scrollTop = box.scrollHeight;
@@ -67,6 +68,7 @@ export function Transcript() {
 
   // A new run follows its words again.
   const runId = view?.runId;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runId is the trigger (a new run)
   useEffect(() => {
     following.current = true;
   }, [runId]);
@@ -124,7 +126,7 @@ const TurnView = memo(function TurnView({ turn, names, highlighted }: { turn: Tu
         <span className="run-turn-name">{name}</span>
         {turn.group && <span className="run-turn-group">in {names(turn.group)}</span>}
         {turn.state === "working" && (
-          <span className="run-typing" aria-label="writing">
+          <span className="run-typing" role="img" aria-label="writing">
             <span />
             <span />
             <span />

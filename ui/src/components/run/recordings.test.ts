@@ -52,7 +52,10 @@ beforeEach(() => {
 describe("a recording opened in the window", () => {
   it("opens its crew first when it is here, then replays it whole, marked as from a file", async () => {
     const opened: string[] = [];
-    const said = await showRecording(recording("/crews/exam.yaml"), { open: "/crews/other.yaml", openCrew: async (c) => (opened.push(c), true) });
+    const said = await showRecording(recording("/crews/exam.yaml"), { open: "/crews/other.yaml", openCrew: async (c) => {
+        opened.push(c);
+        return true;
+      } });
     expect(said).toBeNull();
     expect(opened).toEqual(["/crews/exam.yaml"]);
     const state = runStore.getState();
