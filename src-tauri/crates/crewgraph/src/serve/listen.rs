@@ -10,6 +10,11 @@
 //!
 //! A request's total time (its body included) is limited by the router
 //! ([`super::routes::app`]), where an answer can say so.
+//!
+//! What goes wrong with a connection is a `tracing` diagnostic, not an answer: a
+//! failed accept is a warning, a connection closed over its client's share or
+//! ended by an error (a timeout, a client gone) is at debug level
+//! (`RUST_LOG=crewgraph=debug`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -51,15 +56,17 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
-                Err(_) => {
+                Err(error) => {
                     // Out of file descriptors and the like: wait a little and go on,
                     // as hyper's own servers do.
+                    tracing::warn!(%error, "cannot accept a connection; trying again in 50 ms");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
         };
         let Some(slot) = ClientSlot::take(&open, peer.ip(), limits.per_client) else {
+            tracing::debug!(%peer, most = limits.per_client, "closed a connection over its client's share");
             drop(stream); // over its share: closed at once
             continue;
         };
@@ -67,7 +74,9 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
         let connection = builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            let _ = connection.await;
+            if let Err(error) = connection.await {
+                tracing::debug!(%peer, %error, "connection ended by an error");
+            }
             drop(slot);
         });
     }
