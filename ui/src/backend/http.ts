@@ -112,13 +112,6 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
       const file = await page.chooseFile(".json,application/json");
       return file ? call("check_recording", file) : null;
     },
-    async liveRuns() {
-      // No list of its own: the runs marked running, each asked whether it goes on here
-      // (one marked running but not live was interrupted).
-      const running = (await call("list_runs", {})).filter((run) => run.status === "running");
-      const details = await Promise.all(running.map((run) => call("get_run", { id: run.id }).catch(() => null)));
-      return details.flatMap((detail) => (detail?.live ? [detail.run.id] : []));
-    },
   };
 }
 

@@ -175,5 +175,5 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   export_run: null,
   import_recording: null,
   run_events: null,
-  live_runs: null,
+  live_runs: { method: "GET", path: "/runs/live", status: 200 },
 };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crewgraph::api::{Api, ApiError, RunOptions, ScriptSource};
+use crewgraph::api::{Api, ApiError, Replies, ResumeRun, RunOptions, StartRun};
 use crewgraph_engine::run::{RunOutcome, RunStatus};
 use crewgraph_engine::RunId;
 use tokio_util::sync::CancellationToken;
@@ -26,23 +26,41 @@ pub struct RunArgs {
 }
 
 pub fn run(file: &Path, input: &str, args: RunArgs) -> ExitCode {
-    drive(args, |api, options, printer, cancel| {
-        let file = file.to_path_buf();
-        let input = input.to_owned();
-        async move { api.start_run(&file, &input, &options, printer, &cancel).await }
-    })
+    // The one run request the window and the server take too, checked alike.
+    let request =
+        StartRun { crew: file.display().to_string(), input: input.to_owned(), replies: replies(&args), agent: args.agent.clone() };
+    drive(
+        args,
+        |api| request.options(api),
+        |api, options, printer, cancel| {
+            let file = file.to_path_buf();
+            let input = input.to_owned();
+            async move { api.start_run(&file, &input, &options, printer, &cancel).await }
+        },
+    )
 }
 
 pub fn resume(id: &str, input: Option<&str>, args: RunArgs) -> ExitCode {
-    drive(args, |api, options, printer, cancel| {
-        let id = RunId::from(id);
-        let input = input.map(str::to_owned);
-        async move { api.resume_run(&id, input.as_deref(), &options, printer, &cancel).await }
-    })
+    let request = ResumeRun { id: id.to_owned(), input: input.map(str::to_owned), replies: replies(&args) };
+    drive(
+        args,
+        |api| request.options(api),
+        |api, options, printer, cancel| {
+            let id = RunId::from(id);
+            let input = input.map(str::to_owned);
+            async move { api.resume_run(&id, input.as_deref(), &options, printer, &cancel).await }
+        },
+    )
 }
 
-fn drive<F, Fut>(args: RunArgs, go: F) -> ExitCode
+/// Where the agents' replies come from: `--script`, `--model`.
+fn replies(args: &RunArgs) -> Replies {
+    Replies { script_file: args.script.as_ref().map(|path| path.display().to_string()), model: args.model.clone(), ..Replies::default() }
+}
+
+fn drive<O, F, Fut>(args: RunArgs, options: O, go: F) -> ExitCode
 where
+    O: FnOnce(&Api) -> Result<RunOptions, ApiError>,
     F: FnOnce(Api, RunOptions, Arc<Printer>, CancellationToken) -> Fut,
     Fut: std::future::Future<Output = Result<RunOutcome, ApiError>>,
 {
@@ -61,8 +79,13 @@ where
         }
     };
     let printer = Arc::new(Printer::new(args.json));
-    let options =
-        RunOptions { script: args.script.map(ScriptSource::File), model: args.model, requested_agent: args.agent, ..RunOptions::default() };
+    let options = match options(&api) {
+        Ok(options) => options,
+        Err(error) => {
+            tell!("crewgraph: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
         listen_for_ctrl_c(cancel.clone());

@@ -47,6 +47,18 @@ fn assert_refused(run: &crate::support::Run, what: &[&str]) {
     }
 }
 
+// ---- the run request ----
+
+#[test]
+fn an_empty_input_is_refused_as_the_window_and_the_server_refuse_it() {
+    let sandbox = Sandbox::new();
+    let replies = script(&[("teacher", vec![now("Q [QUESTION]")])]);
+    let replies = sandbox.write("replies.yaml", &replies);
+    let run = sandbox.cg(&["run", &example("exam.yaml"), "--input", "  ", "--script", replies.to_str().unwrap()]);
+    assert_refused(&run, &["the input is empty: write what the crew is asked to do"]);
+    assert!(sandbox.runs().is_empty(), "nothing was started");
+}
+
 // ---- scripts ----
 
 #[test]

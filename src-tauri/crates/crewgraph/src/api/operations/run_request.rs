@@ -121,3 +121,48 @@ impl ResumeRun {
 fn invalid(message: &str) -> ApiError {
     ApiError::new(ApiErrorCode::InvalidInput, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start(input: &str, replies: Replies) -> StartRun {
+        StartRun { crew: "exam.yaml".into(), input: input.into(), replies, agent: None }
+    }
+
+    #[test]
+    fn one_check_refuses_what_no_transport_can_run() {
+        let api = Api::new(".");
+        let script = Some(Value::String("replies: {}".into()));
+        let refusals = [
+            (start("  ", Replies::default()), "the input is empty"),
+            (start("Go", Replies { typed: true, script: script.clone(), ..Replies::default() }), "typed replies come instead of a script"),
+            (start("Go", Replies { typed: true, script_file: Some("s.yaml".into()), ..Replies::default() }), "not both"),
+            (
+                start("Go", Replies { script: script.clone(), script_file: Some("s.yaml".into()), ..Replies::default() }),
+                "either 'script' or 'script_file'",
+            ),
+            (start("Go", Replies { script: Some(Value::from(3)), ..Replies::default() }), "the script's YAML text"),
+        ];
+        for (request, words) in refusals {
+            let error = request.options(&api).expect_err(words);
+            assert_eq!(error.code, ApiErrorCode::InvalidInput);
+            assert!(error.message.contains(words), "{words}: {}", error.message);
+        }
+    }
+
+    #[test]
+    fn a_script_a_model_or_typed_replies_become_the_run_options() {
+        let api = Api::new(".");
+        let object = serde_json::json!({"replies": {"teacher": ["Q [QUESTION]"]}});
+        let options =
+            start("Go", Replies { script: Some(object.clone()), model: Some("fast".into()), ..Replies::default() }).options(&api).unwrap();
+        assert_eq!(options.script, Some(ScriptSource::Text(object.to_string())));
+        assert_eq!(options.model.as_deref(), Some("fast"));
+        let typed = start("Go", Replies { typed: true, script: Some(Value::Null), ..Replies::default() }).options(&api).unwrap();
+        assert!(typed.typed.is_some() && typed.script.is_none());
+        let file =
+            ResumeRun { id: "run-1".into(), input: None, replies: Replies { script_file: Some("s.yaml".into()), ..Replies::default() } };
+        assert_eq!(file.options(&api).unwrap().script, Some(ScriptSource::File("s.yaml".into())));
+    }
+}

@@ -370,8 +370,7 @@ pub struct ListLiveRuns {}
 impl Operation for ListLiveRuns {
     const NAME: &'static str = "live_runs";
     const SUMMARY: &'static str = "The ids of the runs going on here now (a window that reloads catches up on them)";
-    // Over HTTP: the runs marked running whose `get_run` says `live`.
-    const ROUTE: Option<Route> = None;
+    const ROUTE: Option<Route> = Some(Route::get("/runs/live", "runs"));
     const ERRORS: &'static [ApiErrorCode] = &[];
     type Answer = Vec<String>;
 

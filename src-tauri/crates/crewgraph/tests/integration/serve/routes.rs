@@ -37,6 +37,7 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/models/{name}/default", vec!["post"]),
         ("/runs", vec!["get", "post"]),
         ("/runs/{id}", vec!["get"]),
+        ("/runs/live", vec!["get"]),
         ("/runs/{id}/resume", vec!["post"]),
         ("/runs/{id}/cancel", vec!["post"]),
         ("/runs/{id}/reply", vec!["post"]),
@@ -292,10 +293,12 @@ async fn a_live_run_is_cancelled_and_ends_cancelled_with_its_events() {
     let id = server.start_run("ping-pong.yaml", "go", ping_pong(50, 200, 3)).await;
     let detail = server.get(&format!("/runs/{id}")).await;
     assert_eq!(detail.json["live"], json!(true));
+    assert_eq!(server.get("/runs/live").await.json, json!([id]), "the runs going on here");
     let cancelled = server.post(&format!("/runs/{id}/cancel"), json!(null)).await;
     assert_eq!(cancelled.status, StatusCode::ACCEPTED, "{cancelled:?}");
     let run = server.settled(&id).await;
     assert_eq!(run["status"], json!("cancelled"));
+    assert_eq!(server.get("/runs/live").await.json, json!([]), "none goes on now");
     let stored = server.stored_events(&id).await;
     assert_eq!(stored.last().unwrap()["status"], json!("cancelled"));
 
