@@ -1,18 +1,31 @@
 //! # crewgraph-engine
 //!
 //! The heart of Crewgraph, free of any window, database or network code: it reads
-//! crew files, validates them, matches signals in replies and builds the crew graph.
-//! (The run loop, routing strategies and the traits its hosts implement — `LlmClient`,
-//! `RunStore`, `EventSink`, `Clock` — join it in later steps.)
+//! crew files, validates them, matches signals in replies, builds the crew graph
+//! and runs a crew. What a run needs from the world comes in through the traits its
+//! hosts implement ([`run`]): [`run::LlmClient`] (the models, `crewgraph-llm`),
+//! [`run::RunStore`] (persistence, `crewgraph-store`; [`run::MemoryStore`] here for
+//! tests), [`run::EventSink`] (live events), [`run::Clock`] and [`run::IdSource`]
+//! (time and ids, injected so that event traces are byte-stable).
 //!
 //! Data flows in this order:
 //!
 //! 1. [`load`] reads a crew file or a Go-engine crew directory into the serde-only
-//!    [`file`] model, keeping every value's line and column;
+//!    [`mod@file`] model, keeping every value's line and column;
 //! 2. [`validate`] turns it into a [`crew::Crew`]: ids resolved, the [`signal`]
 //!    registry built and compiled into a [`signal::SignalMatcher`], and every
 //!    problem reported as a [`diagnostic::Diagnostic`] with DESIGN.md §3's wording;
-//! 3. [`graph`] draws the crew as a petgraph graph and a view model for the window.
+//! 3. [`graph`] draws the crew as a petgraph graph and a view model for the window;
+//! 4. [`run`] runs it ([`run::start_run`], [`run::resume_run`]): each turn calls the
+//!    agent's model, matches the signals in its reply, lets [`routing`] choose who
+//!    speaks next (the signals' rules, the supervisor's scores, or a
+//!    [`routing::decider::RouteDecider`] for the `llm` and `gatekeeper`
+//!    strategies), and stores the step before the next begins; everything it does
+//!    is a [`run::RunEvent`].
+//!
+//! The editor goes the other way: [`file::spec`] holds a crew as JSON for the
+//! window and writes it back as YAML, checked by the same loader
+//! ([`load::load_spec_value`]).
 //!
 //! ```
 //! use crewgraph_engine::{graph::CrewGraph, load::load_str, signal::MatchLevel};

@@ -1,7 +1,9 @@
-//! Runs going on in the background of a long-lived host (the HTTP server now, the
-//! window later): [`LiveRuns`], the registry of every run leg in progress — its
-//! task, its [`CancellationToken`] and its [`EventHub`] — so that any client can
-//! start a run and return at once, cancel it, or watch it ([`super::watch`]).
+//! Runs going on in the background of a long-lived host — the window and the HTTP
+//! server alike, whose run operations ([`super::operations`]: start, resume, cancel)
+//! come here: [`LiveRuns`], the registry of every run leg in progress — its task,
+//! its [`CancellationToken`] and its [`EventHub`] — so that any client can start a
+//! run and return at once, cancel it, or watch it ([`super::watch`]). The CLI runs
+//! its one run to the end in the caller instead ([`Api::start_run`]).
 //!
 //! - [`Api::spawn_run`] starts a run on a task of its own and answers with the run's
 //!   id once its first step is stored (so it is listed and watchable from then on);
@@ -12,7 +14,8 @@
 //! - [`Api::interrupt_runs`] stops every run where it stands without ending it: the
 //!   store still says `running` and keeps every stored step, so the run is
 //!   resumable (`crewgraph resume`, `POST /runs/{id}/resume`) from its last stored
-//!   step — what a host does when it shuts down.
+//!   step — what the server does when it shuts down. The window does not: a run
+//!   going on when it closes stays `running` in the store, resumable the same way.
 //!
 //! ```no_run
 //! # async fn demo(api: crewgraph::api::Api) -> Result<(), crewgraph::api::ApiError> {

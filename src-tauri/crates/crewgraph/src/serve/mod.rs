@@ -9,8 +9,8 @@
 //! How a request flows: [`routes`] (every operation's route made from its declaration,
 //! [`crate::api::operations`]) reads it into the operation's request → [`Api`], which
 //! reaches only the crews folder ([`crate::api::Reach`]) → an answer, or an
-//! [`error::HttpError`], always `{code, message}`. Around them: [`auth`] (the bearer
-//! token, compared in constant time), a body limit, and [`error::json_errors`], which
+//! [`HttpError`], always `{code, message}`. Around them: `auth` (the bearer
+//! token, compared in constant time), a body limit, and `error::json_errors`, which
 //! gives the framework's own errors (405, 413 …) the same JSON shape. Runs go on in
 //! the background ([`crate::api::LiveRuns`]); [`shutdown`] says how they stop.
 //!
@@ -87,7 +87,9 @@ pub struct ServeConfig {
 }
 
 impl ServeConfig {
-    /// Listens on `addr`, no token, the UI from [`ui::default_dir`], the default limits.
+    /// Listens on `addr`, no token, the default limits, and the built UI
+    /// (`ui/dist`) from the current folder or else the source tree the binary was
+    /// built in.
     pub fn new(addr: SocketAddr) -> Self {
         Self {
             addr,

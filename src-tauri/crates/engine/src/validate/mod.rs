@@ -4,12 +4,12 @@
 //!
 //! The crew is built even when there are errors, leaving out what does not resolve
 //! (a rule whose target is unknown, a duplicate agent), so the window can still draw
-//! it with the problems on it. The steps, one file each:
+//! it with the problems on it. The steps, one file each (private modules):
 //!
 //! - here: agents, entry point, settings, strategy and the other choices;
-//! - [`signals`]: the registry (strict from `signals:`, or implicit from the rules);
-//! - [`rules`]: routing rules, parallel groups, agent behaviours, Go `defaults`;
-//! - [`lint`]: the warnings (unreachable agents, agents with no way out, unknown tools).
+//! - `signals`: the registry (strict from `signals:`, or implicit from the rules);
+//! - `rules`: routing rules, parallel groups, agent behaviours, Go `defaults`;
+//! - `lint`: the warnings (unreachable agents, agents with no way out, unknown tools).
 
 mod lint;
 mod rules;
