@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps ui build rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -35,8 +35,8 @@ run: deps build
 	  echo "On a desktop, run 'make run' again to open the window."; \
 	fi
 
-## test: everything — Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
-test: test-deps build rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e
+## test: everything — the Rust gates (lint), Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
+test: test-deps build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e
 	@echo "All tests passed."
 
 deps:
@@ -62,6 +62,16 @@ ui: deps
 ## build: the UI, then the whole workspace (the app embeds ui/dist)
 build: ui
 	cargo build --workspace
+
+## lint: the Rust gates, all clean — formatting (the fuzz crate's too), clippy with warnings as errors, rustdoc with warnings as errors
+# (build the UI first: the window's crate embeds ui/dist, so checking it needs that folder).
+lint: ui
+	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || { \
+	  echo "error: make lint needs rustfmt and clippy: rustup component add rustfmt clippy" >&2; exit 1; }
+	cargo fmt --all --check
+	cd fuzz && cargo fmt --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
 
 rust-test: build
 	cargo test --workspace
