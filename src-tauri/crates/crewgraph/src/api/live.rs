@@ -238,7 +238,10 @@ impl EventSink for LegSink {
     }
 }
 
-/// Cleans up after a leg however its task ends: finished, failed, or aborted.
+/// Cleans up after a leg however its task ends: finished, failed, or aborted. It is
+/// dropped once the leg's future is done — after the engine stored the leg's last
+/// step (ended, paused or cancelled) — so a leg that is not in the registry any more
+/// has its final state in the store ([`Api::is_live`]).
 struct LegGuard {
     slot: Arc<RunSlot>,
     finished: AtomicBool,
@@ -270,7 +273,10 @@ impl Api {
         &self.live
     }
 
-    /// True while run `id` has a leg in progress in this host.
+    /// True while run `id` has a leg in progress in this host. A leg leaves only
+    /// once its last step is stored (or it was stopped where it stood: interrupted),
+    /// so ask this before reading the run from the store, never after: a run found
+    /// not live then reads as its leg left it ([`Api::run_detail`]).
     pub fn is_live(&self, id: &RunId) -> bool {
         self.live.get(id).is_some()
     }

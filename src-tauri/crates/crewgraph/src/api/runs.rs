@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::crews::crew_key;
 use super::gatekeeper::GatekeeperClient;
-use super::{Api, ApiError, ApiErrorCode};
+use super::{Api, ApiError, ApiErrorCode, RunDetail};
 
 /// Where a run's scripted replies come from (Simulate mode).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,6 +240,25 @@ impl Api {
             tokens: stored.snapshot.tokens,
         };
         Ok((summary, crew))
+    }
+
+    /// One run as `GET /runs/{id}` (the window's `get_run`) answers it: as listings
+    /// show it, whether a leg of it is going on here now, and its crew as crews are
+    /// named here (None when not known or out of reach).
+    ///
+    /// Whether it is live is asked before the store is read. A leg leaves the
+    /// registry only once its last step is stored (see [`Api::is_live`]), so a run
+    /// found not live reads as its last leg left it: ended, paused, or `running`
+    /// because it was interrupted. Asked after the read, a leg that stored its last
+    /// step and left in between would read `running` and not live — interrupted,
+    /// resumable, to every client — though it had ended. The other way round is
+    /// harmless: a leg that ends during the read is answered live, with its status
+    /// as it was read or as it ended, and the next question finds it not live.
+    pub async fn run_detail(&self, id: &RunId) -> Result<RunDetail, ApiError> {
+        let live = self.is_live(id);
+        let (run, crew) = self.run_and_crew(id).await?;
+        let crew = crew.filter(|path| self.reaches(path)).map(|path| self.crew_name(&path.display().to_string()));
+        Ok(RunDetail { run, live, crew })
     }
 
     /// Scripts for Simulate mode that come with the crew at `path`: `scripts/<name>.yaml`

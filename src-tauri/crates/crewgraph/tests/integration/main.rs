@@ -11,6 +11,7 @@
 //! `RouteDecider` conformance suite both deciders pass (`deciders`).
 //! Editing (`editor`): the window editor's open, check, save and export through the API.
 //! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
+//! Live runs (`live_and_stored`): a run that is not live reads as its last leg left it.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
 //! Fuzzing (`fuzz_corpora`): the fuzz targets' corpora and regressions (`fuzz/`).
@@ -32,6 +33,7 @@ mod fuzz_corpora;
 mod gatekeeper;
 mod help;
 mod interrupt;
+mod live_and_stored;
 mod matching;
 mod models;
 mod recording;
