@@ -66,7 +66,7 @@ build: ui
 ## lint: the Rust gates, all clean — formatting (the fuzz crate's too), clippy with warnings as errors, rustdoc with warnings as errors
 # (build the UI first: the window's crate embeds ui/dist, so checking it needs that folder).
 lint: ui
-	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || { \
+	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || rustup component add rustfmt clippy || { \
 	  echo "error: make lint needs rustfmt and clippy: rustup component add rustfmt clippy" >&2; exit 1; }
 	cargo fmt --all --check
 	cd fuzz && cargo fmt --check

@@ -49,7 +49,10 @@ export const tauriBackend: Backend = {
         if (await askFirst()) await window.destroy();
       })
       .then(
-        (unlisten) => (stopped ? unlisten() : (stop = unlisten)),
+        (unlisten) => {
+          if (stopped) unlisten();
+          else stop = unlisten;
+        },
         () => {},
       );
     return () => {

@@ -1,7 +1,11 @@
-//! The operations of Crewgraph as one typed API, called by the Tauri shell and (later)
-//! the HTTP server alike, so both behave the same. Each operation takes and returns
-//! plain data ([`types`]); failures are an [`ApiError`] (`{code, message}` across
-//! the IPC boundary).
+//! The operations of Crewgraph as one typed API, the same for the window (Tauri), the
+//! HTTP server and the CLI, so all three behave alike. Each operation is declared
+//! once ([`operation::Operation`], listed in [`operations`]): the window's command,
+//! the HTTP route, its OpenAPI operation and the UI's TypeScript types come from that
+//! declaration. Operations take and return plain data (the types re-exported here);
+//! failures are an [`ApiError`] (`{code, message}` across every boundary). Which
+//! crews an API reaches, and how its answers name them, is its [`Reach`]: any path
+//! in the window and the CLI, only the crews folder in a server.
 //!
 //! Opening a crew never fails because the crew is broken: a broken crew comes back
 //! as a [`CrewDocument`] whose `problems` say what is wrong and where, so the window

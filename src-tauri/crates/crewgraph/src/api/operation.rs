@@ -1,7 +1,7 @@
 //! One operation of the API, declared once.
 //!
-//! An operation is its request type: a struct whose fields are everything the
-//! operation takes, and an [`Operation`] impl that names it, says how it is reached
+//! An operation is an [`Operation`] impl: its request type (a struct whose fields are
+//! everything it takes — its own, or one several operations share), its name, how it is reached
 //! over HTTP (or that it is not: [`Route`] is `None` for what only the window may
 //! do, such as writing a file at a path of this machine), which error codes it
 //! answers, what its answer is, and does it by calling the [`Api`]. Everything else
@@ -16,23 +16,19 @@
 //!   (the request, the answer, the error codes of every operation), so a renamed
 //!   field is a compile error in the UI.
 //!
-//! ```ignore
+//! ```text
 //! /// Opens a crew file or crew folder.
-//! #[derive(Deserialize, TS, ToSchema)]
-//! #[serde(deny_unknown_fields)]
-//! #[ts(export)]
-//! pub struct OpenCrew {
-//!     pub crew: String,
-//! }
+//! pub struct OpenCrew;
 //!
 //! impl Operation for OpenCrew {
+//!     type Request = WhichCrew;
 //!     const NAME: &'static str = "open_crew";
 //!     const SUMMARY: &'static str = "Opens a crew: its graph and every problem";
 //!     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}", "crews"));
 //!     const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound, ApiErrorCode::InvalidInput];
 //!     type Answer = CrewDocument;
 //!     fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> { schema_of::<CrewDocument>(schemas) }
-//!     async fn call(self, api: &Api) -> Result<CrewDocument, ApiError> { … }
+//!     async fn call(request: WhichCrew, api: &Api) -> Result<CrewDocument, ApiError> { … }
 //! }
 //! ```
 //! and one line, `OpenCrew`, in the list of [`super::operations`].
@@ -115,8 +111,12 @@ impl Route {
     }
 }
 
-/// One operation: the request type is the declaration (see the module overview).
-pub trait Operation: DeserializeOwned + TS + ToSchema + Send + 'static {
+/// One operation (see the module overview).
+pub trait Operation: Send + 'static {
+    /// What it takes: a type of its own, or one several share
+    /// ([`super::operations::WhichCrew`] …).
+    type Request: DeserializeOwned + TS + ToSchema + Send + 'static;
+
     /// Its name: the window's command and the TypeScript client's key (snake_case).
     const NAME: &'static str;
     /// What it does, in one line (the OpenAPI summary).
@@ -134,7 +134,7 @@ pub trait Operation: DeserializeOwned + TS + ToSchema + Send + 'static {
     fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema>;
 
     /// Does it.
-    fn call(self, api: &Api) -> impl Future<Output = Result<Self::Answer, ApiError>> + Send;
+    fn call(request: Self::Request, api: &Api) -> impl Future<Output = Result<Self::Answer, ApiError>> + Send;
 
     /// Headers of a successful HTTP answer besides its body (`Location` …).
     fn headers(_answer: &Self::Answer) -> Vec<(&'static str, String)> {

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use crewgraph::api::{Api, ApiError, RunDetail, RunOptions};
+use crewgraph::api::operations::{GetRun, WhichRun};
+use crewgraph::api::{Api, ApiError, Operation, RunDetail, RunOptions};
 use crewgraph_engine::run::{RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun};
 use crewgraph_engine::{AgentId, RunId};
 use crewgraph_llm::TypedReplies;
@@ -83,7 +84,7 @@ enum Ending {
 
 /// One run, as `GET /runs/{id}` and the window's `get_run` answer it.
 async fn detail(api: &Api, id: &RunId) -> Result<RunDetail, ApiError> {
-    api.run_detail(id).await
+    GetRun::call(WhichRun { id: id.to_string() }, api).await
 }
 
 /// Starts a run of `crew` with typed replies, reads it while its leg waits for the

@@ -6,19 +6,15 @@ use ts_rs::TS;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
+use super::requests::WhichCrew;
 use crate::api::operation::{schema_of, Operation, Route, Schemas};
 use crate::api::{Api, ApiError, ApiErrorCode, RuntimeAgentView};
 
-/// A crew whose runtime agents are wanted.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ListAgents {
-    #[schema(example = "support-triage.yaml")]
-    pub crew: String,
-}
+/// Lists the runtime agents of a crew.
+pub struct ListAgents;
 
 impl Operation for ListAgents {
+    type Request = WhichCrew;
     const NAME: &'static str = "list_agents";
     const SUMMARY: &'static str = "The runtime agents of a crew, in the order they were added";
     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/agents", "agents"));
@@ -29,8 +25,8 @@ impl Operation for ListAgents {
         schema_of::<Vec<RuntimeAgentView>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<RuntimeAgentView>, ApiError> {
-        api.list_runtime_agents(&api.crew_path(&self.crew)?).await
+    async fn call(request: WhichCrew, api: &Api) -> Result<Vec<RuntimeAgentView>, ApiError> {
+        api.list_runtime_agents(&api.crew_path(&request.crew)?).await
     }
 }
 
@@ -46,6 +42,7 @@ pub struct AddAgent {
 }
 
 impl Operation for AddAgent {
+    type Request = Self;
     const NAME: &'static str = "add_agent";
     const SUMMARY: &'static str = "Adds a runtime agent to a crew, after checking it with the crew (errors at their line and column)";
     const ROUTE: Option<Route> = Some(Route::post("/crews/{crew}/agents", "agents").answering(201));
@@ -57,8 +54,8 @@ impl Operation for AddAgent {
         schema_of::<RuntimeAgentView>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<RuntimeAgentView, ApiError> {
-        api.register_agent(&api.crew_path(&self.crew)?, &self.yaml, "agent").await
+    async fn call(request: Self, api: &Api) -> Result<RuntimeAgentView, ApiError> {
+        api.register_agent(&api.crew_path(&request.crew)?, &request.yaml, "agent").await
     }
 }
 
@@ -75,6 +72,7 @@ pub struct RemoveAgent {
 }
 
 impl Operation for RemoveAgent {
+    type Request = Self;
     const NAME: &'static str = "remove_agent";
     const SUMMARY: &'static str = "Removes a runtime agent";
     const ROUTE: Option<Route> = Some(Route::delete("/crews/{crew}/agents/{id}", "agents").answering(204));
@@ -85,7 +83,7 @@ impl Operation for RemoveAgent {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.remove_runtime_agent(&api.crew_path(&self.crew)?, &self.id).await
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.remove_runtime_agent(&api.crew_path(&request.crew)?, &request.id).await
     }
 }

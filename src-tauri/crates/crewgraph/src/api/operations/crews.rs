@@ -7,16 +7,15 @@ use ts_rs::TS;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
+use super::requests::{Nothing, WhichCrew};
 use crate::api::operation::{schema_of, Operation, Route, Schemas};
 use crate::api::{Api, ApiError, ApiErrorCode, CrewDocument, CrewSummary, MatchResult, RouteResult, Validation};
 
 /// The crews of the crews folder, for the start view.
-#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ListCrews {}
+pub struct ListCrews;
 
 impl Operation for ListCrews {
+    type Request = Nothing;
     const NAME: &'static str = "list_crews";
     const SUMMARY: &'static str = "The crews of the crews folder, each with its graph and problem counts";
     const ROUTE: Option<Route> = Some(Route::get("/crews", "crews"));
@@ -27,7 +26,7 @@ impl Operation for ListCrews {
         schema_of::<Vec<CrewSummary>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<CrewSummary>, ApiError> {
+    async fn call(_: Nothing, api: &Api) -> Result<Vec<CrewSummary>, ApiError> {
         let reader = api.clone();
         let mut crews = tokio::task::spawn_blocking(move || reader.list_crews())
             .await
@@ -40,16 +39,11 @@ impl Operation for ListCrews {
     }
 }
 
-/// A crew, by its path (the window) or its name in the crews folder (a server).
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct OpenCrew {
-    #[schema(example = "exam.yaml")]
-    pub crew: String,
-}
+/// Opens a crew file or crew folder.
+pub struct OpenCrew;
 
 impl Operation for OpenCrew {
+    type Request = WhichCrew;
     const NAME: &'static str = "open_crew";
     const SUMMARY: &'static str = "Opens a crew file or crew folder: the crew, its graph and every problem";
     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}", "crews"));
@@ -60,10 +54,10 @@ impl Operation for OpenCrew {
         schema_of::<CrewDocument>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<CrewDocument, ApiError> {
-        let path = api.crew_path(&self.crew)?;
+    async fn call(request: WhichCrew, api: &Api) -> Result<CrewDocument, ApiError> {
+        let path = api.crew_path(&request.crew)?;
         let document = api.open_crew(&path).await;
-        Ok(named(api, document, self.crew))
+        Ok(named(api, document, request.crew))
     }
 }
 
@@ -82,16 +76,11 @@ fn rename(api: &Api, diagnostic: &mut Diagnostic) {
     }
 }
 
-/// A crew's problems, by its name.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ValidateCrew {
-    #[schema(example = "exam.yaml")]
-    pub crew: String,
-}
+/// A crew's problems, without its graph.
+pub struct ValidateCrew;
 
 impl Operation for ValidateCrew {
+    type Request = WhichCrew;
     const NAME: &'static str = "validate_crew";
     const SUMMARY: &'static str = "The crew's diagnostics (`valid` is false when it has errors)";
     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/validation", "crews"));
@@ -102,8 +91,8 @@ impl Operation for ValidateCrew {
         schema_of::<Validation>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Validation, ApiError> {
-        let path = api.crew_path(&self.crew)?;
+    async fn call(request: WhichCrew, api: &Api) -> Result<Validation, ApiError> {
+        let path = api.crew_path(&request.crew)?;
         let mut validation = api.validate_crew(&path).await?;
         validation.diagnostics.iter_mut().for_each(|diagnostic| rename(api, diagnostic));
         Ok(validation)
@@ -127,6 +116,7 @@ pub struct RouteQuery {
 }
 
 impl Operation for RouteQuery {
+    type Request = Self;
     const NAME: &'static str = "route_query";
     const SUMMARY: &'static str = "The scoring router's choice for a query: the agent (or `finalize`), every candidate's score, the tokens";
     const ROUTE: Option<Route> = Some(Route::post("/crews/{crew}/route", "crews"));
@@ -137,19 +127,17 @@ impl Operation for RouteQuery {
         schema_of::<RouteResult>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<RouteResult, ApiError> {
-        let path = api.crew_path(&self.crew)?;
-        api.route(&path, &self.query, self.agent.as_deref()).await
+    async fn call(request: Self, api: &Api) -> Result<RouteResult, ApiError> {
+        let path = api.crew_path(&request.crew)?;
+        api.route(&path, &request.query, request.agent.as_deref()).await
     }
 }
 
 /// Where the example crews come from (the window's start view).
-#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct CrewsFolder {}
+pub struct CrewsFolder;
 
 impl Operation for CrewsFolder {
+    type Request = Nothing;
     const NAME: &'static str = "crews_folder";
     const SUMMARY: &'static str = "Where the example crews come from";
     // A server does not say where its files are.
@@ -161,21 +149,16 @@ impl Operation for CrewsFolder {
         schema_of::<String>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<String, ApiError> {
+    async fn call(_: Nothing, api: &Api) -> Result<String, ApiError> {
         Ok(api.crews_dir().display().to_string())
     }
 }
 
 /// The scripts for Simulate mode that come with a crew (`scripts/<name>.yaml` beside it).
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct CrewScripts {
-    #[schema(example = "exam.yaml")]
-    pub crew: String,
-}
+pub struct CrewScripts;
 
 impl Operation for CrewScripts {
+    type Request = WhichCrew;
     const NAME: &'static str = "crew_scripts";
     const SUMMARY: &'static str = "The scripts for Simulate mode that come with the crew";
     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/scripts", "editor"));
@@ -186,8 +169,8 @@ impl Operation for CrewScripts {
         schema_of::<Vec<String>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<String>, ApiError> {
-        let path = api.crew_path(&self.crew)?;
+    async fn call(request: WhichCrew, api: &Api) -> Result<Vec<String>, ApiError> {
+        let path = api.crew_path(&request.crew)?;
         let scripts = api.crew_scripts(&path);
         Ok(scripts.iter().filter(|p| api.reaches(p)).map(|p| api.crew_name(&p.display().to_string())).collect())
     }
@@ -205,6 +188,7 @@ pub struct MatchSignal {
 }
 
 impl Operation for MatchSignal {
+    type Request = Self;
     const NAME: &'static str = "match_signal";
     const SUMMARY: &'static str = "Whether a reply contains a signal, and at which level";
     const ROUTE: Option<Route> = Some(Route::post("/match", "signals"));
@@ -215,7 +199,7 @@ impl Operation for MatchSignal {
         schema_of::<MatchResult>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<MatchResult, ApiError> {
-        api.match_signal(&self.signal, &self.content)
+    async fn call(request: Self, api: &Api) -> Result<MatchResult, ApiError> {
+        api.match_signal(&request.signal, &request.content)
     }
 }

@@ -9,19 +9,15 @@ use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
 use super::crews::named;
+use super::requests::{Nothing, WhichCrew};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
 use crate::api::{Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew};
 
-/// A crew to edit.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct EditCrew {
-    #[schema(example = "exam.yaml")]
-    pub crew: String,
-}
+/// Opens a crew for editing.
+pub struct EditCrew;
 
 impl Operation for EditCrew {
+    type Request = WhichCrew;
     const NAME: &'static str = "edit_crew";
     const SUMMARY: &'static str = "Opens a crew for editing: its spec, the engine's verdict, the saved positions (EditableCrew)";
     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/edit", "editor"));
@@ -32,25 +28,20 @@ impl Operation for EditCrew {
         any_object(false)
     }
 
-    async fn call(self, api: &Api) -> Result<EditableCrew, ApiError> {
-        let path = api.crew_path(&self.crew)?;
+    async fn call(request: WhichCrew, api: &Api) -> Result<EditableCrew, ApiError> {
+        let path = api.crew_path(&request.crew)?;
         let mut editable = api.edit_crew(&path).await;
-        editable.path = self.crew.clone();
-        editable.document = named(api, editable.document, self.crew);
+        editable.path = request.crew.clone();
+        editable.document = named(api, editable.document, request.crew);
         Ok(editable)
     }
 }
 
-/// A crew whose files' fingerprint is wanted.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct CrewDisk {
-    #[schema(example = "exam.yaml")]
-    pub crew: String,
-}
+/// The fingerprint of a crew's files as they are now.
+pub struct CrewDisk;
 
 impl Operation for CrewDisk {
+    type Request = WhichCrew;
     const NAME: &'static str = "crew_disk";
     const SUMMARY: &'static str = "The fingerprint of the crew's files as they are now (compare with EditableCrew.disk)";
     const ROUTE: Option<Route> = Some(Route::get("/crews/{crew}/disk", "editor"));
@@ -61,12 +52,13 @@ impl Operation for CrewDisk {
         schema_of::<String>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<String, ApiError> {
-        Ok(api.crew_disk(&api.crew_path(&self.crew)?))
+    async fn call(request: WhichCrew, api: &Api) -> Result<String, ApiError> {
+        Ok(api.crew_disk(&api.crew_path(&request.crew)?))
     }
 }
 
 impl Operation for CheckCrew {
+    type Request = Self;
     const NAME: &'static str = "check_crew";
     const SUMMARY: &'static str = "The engine's verdict on an edited crew (live validation)";
     const ROUTE: Option<Route> = Some(Route::post("/editor/check", "editor"));
@@ -77,17 +69,18 @@ impl Operation for CheckCrew {
         schema_of::<CrewDocument>(schemas)
     }
 
-    async fn call(mut self, api: &Api) -> Result<CrewDocument, ApiError> {
-        let name = self.path.take();
+    async fn call(mut request: Self, api: &Api) -> Result<CrewDocument, ApiError> {
+        let name = request.path.take();
         if let Some(name) = &name {
-            self.path = Some(api.new_crew_path(name)?.display().to_string());
+            request.path = Some(api.new_crew_path(name)?.display().to_string());
         }
-        let document = api.check_crew(&self)?;
+        let document = api.check_crew(&request)?;
         Ok(named(api, document, name.unwrap_or_else(|| "untitled.yaml".into())))
     }
 }
 
 impl Operation for SaveCrew {
+    type Request = Self;
     const NAME: &'static str = "save_crew";
     const SUMMARY: &'static str = "Saves an edited crew (refused with `conflict` when it changed on disk since it was opened)";
     const ROUTE: Option<Route> = Some(Route::post("/editor/save", "editor"));
@@ -98,11 +91,11 @@ impl Operation for SaveCrew {
         any_object(false)
     }
 
-    async fn call(mut self, api: &Api) -> Result<SavedCrew, ApiError> {
-        let name = std::mem::take(&mut self.path);
+    async fn call(mut request: Self, api: &Api) -> Result<SavedCrew, ApiError> {
+        let name = std::mem::take(&mut request.path);
         let path = api.new_crew_path(&name)?;
-        self.path = path.display().to_string();
-        let mut saved = api.save_crew(&self).await.map_err(|mut error| {
+        request.path = path.display().to_string();
+        let mut saved = api.save_crew(&request).await.map_err(|mut error| {
             error.message = api.in_names(&error.message, &path, &name);
             error
         })?;
@@ -123,6 +116,7 @@ pub struct CrewYaml {
 }
 
 impl Operation for CrewYaml {
+    type Request = Self;
     const NAME: &'static str = "crew_yaml";
     const SUMMARY: &'static str = "The edited crew as the YAML text of one file";
     const ROUTE: Option<Route> = Some(Route::post("/editor/yaml", "editor"));
@@ -133,8 +127,8 @@ impl Operation for CrewYaml {
         schema_of::<String>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<String, ApiError> {
-        api.crew_yaml(&self.spec)
+    async fn call(request: Self, api: &Api) -> Result<String, ApiError> {
+        api.crew_yaml(&request.spec)
     }
 }
 
@@ -150,6 +144,7 @@ pub struct AgentInstructions {
 }
 
 impl Operation for AgentInstructions {
+    type Request = Self;
     const NAME: &'static str = "agent_instructions";
     const SUMMARY: &'static str = "What the engine appends to the agent's prompt about its signals, or null";
     const ROUTE: Option<Route> = Some(Route::post("/editor/instructions", "editor"));
@@ -160,8 +155,8 @@ impl Operation for AgentInstructions {
         schema_of::<Option<String>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Option<String>, ApiError> {
-        api.agent_instructions(&self.spec, &self.agent)
+    async fn call(request: Self, api: &Api) -> Result<Option<String>, ApiError> {
+        api.agent_instructions(&request.spec, &request.agent)
     }
 }
 
@@ -175,6 +170,7 @@ pub struct CheckSignalName {
 }
 
 impl Operation for CheckSignalName {
+    type Request = Self;
     const NAME: &'static str = "check_signal_name";
     const SUMMARY: &'static str = "What is wrong with a signal name, or null";
     const ROUTE: Option<Route> = Some(Route::post("/editor/signal-name", "editor"));
@@ -185,18 +181,16 @@ impl Operation for CheckSignalName {
         schema_of::<Option<String>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Option<String>, ApiError> {
-        Ok(api.check_signal_name(&self.name))
+    async fn call(request: Self, api: &Api) -> Result<Option<String>, ApiError> {
+        Ok(api.check_signal_name(&request.name))
     }
 }
 
 /// The crews opened lately.
-#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct RecentCrews {}
+pub struct RecentCrews;
 
 impl Operation for RecentCrews {
+    type Request = Nothing;
     const NAME: &'static str = "recent_crews";
     const SUMMARY: &'static str = "The crews opened or saved lately, newest first (RecentCrew)";
     const ROUTE: Option<Route> = Some(Route::get("/editor/recent", "editor"));
@@ -207,7 +201,7 @@ impl Operation for RecentCrews {
         any_object(true)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<RecentCrew>, ApiError> {
+    async fn call(_: Nothing, api: &Api) -> Result<Vec<RecentCrew>, ApiError> {
         let recent = api.recent_crews().await;
         Ok(match api.reach() {
             Reach::Anywhere => recent,
@@ -234,6 +228,7 @@ pub struct ExportCrew {
 }
 
 impl Operation for ExportCrew {
+    type Request = Self;
     const NAME: &'static str = "export_crew";
     const SUMMARY: &'static str = "Writes the edited crew as one YAML file";
     // A browser downloads the YAML instead: a server writes no file a client names.
@@ -245,7 +240,7 @@ impl Operation for ExportCrew {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.export_crew(std::path::Path::new(&self.path), &self.spec)
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.export_crew(std::path::Path::new(&request.path), &request.spec)
     }
 }

@@ -4,14 +4,17 @@
 //! UI's typed client table ([`typescript`], written to `ui/src/bindings/operations.ts`
 //! by `cargo test`).
 //!
-//! To add an operation: declare it beside its kind (a request struct and its
-//! [`Operation`] impl, see [`super::operation`]), and name it in [`visit`].
+//! To add an operation: declare it beside its kind (its [`Operation`] impl, and its
+//! request type unless it takes a shared one — [`Nothing`], [`WhichCrew`],
+//! [`WhichRun`], [`WhichModel`]; see
+//! [`super::operation`]), and name it in [`visit`].
 //! `docs/architecture.md` says which suite then proves it.
 
 mod agents;
 mod crews;
 mod editor;
 mod models;
+mod requests;
 mod run_request;
 mod runs;
 
@@ -27,6 +30,7 @@ pub use agents::{AddAgent, ListAgents, RemoveAgent};
 pub use crews::{CrewScripts, CrewsFolder, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
 pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews};
 pub use models::{ListModels, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel};
+pub use requests::{Nothing, WhichCrew, WhichModel, WhichRun};
 pub use run_request::{Replies, ResumeRun, StartRun};
 pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
@@ -115,13 +119,13 @@ pub async fn call(api: &Api, name: &str, request: Value) -> Result<Value, ApiErr
 fn handle<O: Operation>(api: Api, request: Value) -> BoxFuture<'static, Result<Value, ApiError>> {
     Box::pin(async move {
         let request = read_request::<O>(request)?;
-        let answer = request.call(&api).await?;
+        let answer = O::call(request, &api).await?;
         serde_json::to_value(answer).map_err(|e| ApiError::new(ApiErrorCode::Io, format!("the answer of {} does not encode: {e}", O::NAME)))
     })
 }
 
 /// `O`'s request from JSON, or what is wrong with it in words.
-pub fn read_request<O: Operation>(request: Value) -> Result<O, ApiError> {
+pub fn read_request<O: Operation>(request: Value) -> Result<O::Request, ApiError> {
     serde_json::from_value(request).map_err(|error| {
         // serde's words name Rust types ("struct OpenCrew"): said plainly.
         ApiError::new(
@@ -142,7 +146,7 @@ pub fn typescript() -> String {
     }
     impl Visitor for Writer {
         fn visit<O: Operation>(&mut self) {
-            let request = <O as TS>::name(&self.config);
+            let request = <O::Request as TS>::name(&self.config);
             self.imports.insert(request.clone());
             let answer = if TypeId::of::<O::Answer>() == TypeId::of::<()>() {
                 "void".to_owned()
@@ -204,7 +208,7 @@ mod tests {
                 assert!(self.0.insert(O::NAME), "two operations are named {}", O::NAME);
                 let Some(route) = O::ROUTE else { return };
                 assert!(self.1.insert((route.method.as_str(), route.path)), "two operations are {} {}", route.method.as_str(), route.path);
-                let fields = <O as TS>::inline(&ts_rs::Config::default());
+                let fields = <O::Request as TS>::inline(&ts_rs::Config::default());
                 for field in route.fields() {
                     assert!(
                         fields.contains(&format!("{field}:")) || fields.contains(&format!("\"{field}\":")),

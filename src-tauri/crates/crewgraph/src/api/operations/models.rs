@@ -8,6 +8,7 @@ use ts_rs::TS;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
+use super::requests::WhichModel;
 use crate::api::operation::{schema_of, Operation, Route, Schemas};
 use crate::api::{Api, ApiError, ApiErrorCode, ModelRequest, ModelView};
 
@@ -23,6 +24,7 @@ pub struct ListModels {
 }
 
 impl Operation for ListModels {
+    type Request = Self;
     const NAME: &'static str = "list_models";
     const SUMMARY: &'static str = "The models (no keys); with `check`, whether each answers";
     const ROUTE: Option<Route> = Some(Route::get("/models", "models"));
@@ -33,8 +35,8 @@ impl Operation for ListModels {
         schema_of::<Vec<ModelView>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<ModelView>, ApiError> {
-        api.list_models(self.check).await
+    async fn call(request: Self, api: &Api) -> Result<Vec<ModelView>, ApiError> {
+        api.list_models(request.check).await
     }
 }
 
@@ -51,6 +53,7 @@ pub struct PutModel {
 }
 
 impl Operation for PutModel {
+    type Request = Self;
     const NAME: &'static str = "put_model";
     const SUMMARY: &'static str = "Adds or replaces a model";
     const ROUTE: Option<Route> = Some(Route::put("/models/{name}", "models").answering(204));
@@ -61,21 +64,16 @@ impl Operation for PutModel {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.put_model(&self.name, self.model).await
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.put_model(&request.name, request.model).await
     }
 }
 
 /// Removes a model.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct RemoveModel {
-    #[schema(example = "fast")]
-    pub name: String,
-}
+pub struct RemoveModel;
 
 impl Operation for RemoveModel {
+    type Request = WhichModel;
     const NAME: &'static str = "remove_model";
     const SUMMARY: &'static str = "Removes a model";
     const ROUTE: Option<Route> = Some(Route::delete("/models/{name}", "models").answering(204));
@@ -86,21 +84,16 @@ impl Operation for RemoveModel {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.remove_model(&self.name).await
+    async fn call(request: WhichModel, api: &Api) -> Result<(), ApiError> {
+        api.remove_model(&request.name).await
     }
 }
 
 /// Makes a model (a configured one, or `local`) the default.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct SetDefaultModel {
-    #[schema(example = "local")]
-    pub name: String,
-}
+pub struct SetDefaultModel;
 
 impl Operation for SetDefaultModel {
+    type Request = WhichModel;
     const NAME: &'static str = "set_default_model";
     const SUMMARY: &'static str = "Makes a model the default";
     const ROUTE: Option<Route> = Some(Route::post("/models/{name}/default", "models").answering(204));
@@ -111,8 +104,8 @@ impl Operation for SetDefaultModel {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.set_default_model(&self.name).await
+    async fn call(request: WhichModel, api: &Api) -> Result<(), ApiError> {
+        api.set_default_model(&request.name).await
     }
 }
 
@@ -126,6 +119,7 @@ pub struct SetApiKey {
 }
 
 impl Operation for SetApiKey {
+    type Request = Self;
     const NAME: &'static str = "set_api_key";
     const SUMMARY: &'static str = "Keeps an API key in the OS keyring";
     // Keys never travel over HTTP: a server's are set on its machine (`crewgraph keys`).
@@ -137,8 +131,8 @@ impl Operation for SetApiKey {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.set_api_key(&self.name, &self.key)
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.set_api_key(&request.name, &request.key)
     }
 }
 
@@ -151,6 +145,7 @@ pub struct RemoveApiKey {
 }
 
 impl Operation for RemoveApiKey {
+    type Request = Self;
     const NAME: &'static str = "remove_api_key";
     const SUMMARY: &'static str = "Forgets an API key kept in the OS keyring; false when there was none";
     const ROUTE: Option<Route> = None;
@@ -161,7 +156,7 @@ impl Operation for RemoveApiKey {
         schema_of::<bool>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<bool, ApiError> {
-        api.remove_api_key(&self.name)
+    async fn call(request: Self, api: &Api) -> Result<bool, ApiError> {
+        api.remove_api_key(&request.name)
     }
 }

@@ -12,6 +12,7 @@ use ts_rs::TS;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
+use super::requests::{Nothing, WhichRun};
 use super::run_request::{ResumeRun, StartRun};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
 use crate::api::{read_recording, Api, ApiError, ApiErrorCode, Recording};
@@ -39,6 +40,7 @@ fn location(accepted: &RunAccepted) -> Vec<(&'static str, String)> {
 }
 
 impl Operation for StartRun {
+    type Request = Self;
     const NAME: &'static str = "start_run";
     const SUMMARY: &'static str = "Starts a run; it goes on in the background. The answer comes once its first step is stored: \
                                    from then on it is listed and its events can be watched";
@@ -50,10 +52,10 @@ impl Operation for StartRun {
         schema_of::<RunAccepted>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<RunAccepted, ApiError> {
-        let options = self.options(api)?;
-        let path = api.crew_path(&self.crew)?;
-        Ok(RunAccepted::of(&api.spawn_run(&path, &self.input, options).await?))
+    async fn call(request: Self, api: &Api) -> Result<RunAccepted, ApiError> {
+        let options = request.options(api)?;
+        let path = api.crew_path(&request.crew)?;
+        Ok(RunAccepted::of(&api.spawn_run(&path, &request.input, options).await?))
     }
 
     fn headers(answer: &RunAccepted) -> Vec<(&'static str, String)> {
@@ -62,6 +64,7 @@ impl Operation for StartRun {
 }
 
 impl Operation for ResumeRun {
+    type Request = Self;
     const NAME: &'static str = "resume_run";
     const SUMMARY: &'static str = "Resumes a paused run with the person's answer, or an interrupted one from its last stored step \
                                    (one resume of a run at a time: the second gets `conflict`)";
@@ -74,8 +77,8 @@ impl Operation for ResumeRun {
         schema_of::<RunAccepted>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<RunAccepted, ApiError> {
-        let id = RunId::from(self.id.as_str());
+    async fn call(request: Self, api: &Api) -> Result<RunAccepted, ApiError> {
+        let id = RunId::from(request.id.as_str());
         match api.run_crew_path(&id).await? {
             Some(path) if api.reaches(&path) => {}
             _ => {
@@ -85,8 +88,8 @@ impl Operation for ResumeRun {
                 ))
             }
         }
-        let options = self.options(api)?;
-        Ok(RunAccepted::of(&api.spawn_resume(&id, self.input.as_deref(), options).await?))
+        let options = request.options(api)?;
+        Ok(RunAccepted::of(&api.spawn_resume(&id, request.input.as_deref(), options).await?))
     }
 
     fn headers(answer: &RunAccepted) -> Vec<(&'static str, String)> {
@@ -94,17 +97,11 @@ impl Operation for ResumeRun {
     }
 }
 
-/// A run, by its id.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct CancelRun {
-    /// The run's id.
-    #[schema(example = "run-5f0c2d1e9a7b3c41")]
-    pub id: String,
-}
+/// Cancels a run going on here.
+pub struct CancelRun;
 
 impl Operation for CancelRun {
+    type Request = WhichRun;
     const NAME: &'static str = "cancel_run";
     const SUMMARY: &'static str = "Stops a run going on here: it ends `cancelled`, its events kept (`conflict`: it is not going on)";
     const ROUTE: Option<Route> = Some(Route::post("/runs/{id}/cancel", "runs").answering(202));
@@ -115,8 +112,8 @@ impl Operation for CancelRun {
         schema_of::<RunAccepted>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<RunAccepted, ApiError> {
-        let id = RunId::from(self.id.as_str());
+    async fn call(request: WhichRun, api: &Api) -> Result<RunAccepted, ApiError> {
+        let id = RunId::from(request.id.as_str());
         api.cancel_run(&id).await?;
         Ok(RunAccepted::of(&id))
     }
@@ -127,12 +124,10 @@ impl Operation for CancelRun {
 }
 
 /// Every stored run.
-#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ListRuns {}
+pub struct ListRuns;
 
 impl Operation for ListRuns {
+    type Request = Nothing;
     const NAME: &'static str = "list_runs";
     const SUMMARY: &'static str = "Every stored run, newest first (RunSummary)";
     const ROUTE: Option<Route> = Some(Route::get("/runs", "runs"));
@@ -143,7 +138,7 @@ impl Operation for ListRuns {
         any_object(true)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<RunSummary>, ApiError> {
+    async fn call(_: Nothing, api: &Api) -> Result<Vec<RunSummary>, ApiError> {
         api.list_runs().await
     }
 }
@@ -162,17 +157,11 @@ pub struct RunDetail {
     pub crew: Option<String>,
 }
 
-/// A run, by its id.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct GetRun {
-    /// The run's id.
-    #[schema(example = "run-5f0c2d1e9a7b3c41")]
-    pub id: String,
-}
+/// Looks at one run.
+pub struct GetRun;
 
 impl Operation for GetRun {
+    type Request = WhichRun;
     const NAME: &'static str = "get_run";
     const SUMMARY: &'static str = "One run, whether it is going on here, and its crew";
     const ROUTE: Option<Route> = Some(Route::get("/runs/{id}", "runs"));
@@ -183,11 +172,8 @@ impl Operation for GetRun {
         schema_of::<RunDetail>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<RunDetail, ApiError> {
-        let id = RunId::from(self.id.as_str());
-        let (run, crew) = api.run_and_crew(&id).await?;
-        let crew = crew.filter(|path| api.reaches(path)).map(|path| api.crew_name(&path.display().to_string()));
-        Ok(RunDetail { live: api.is_live(&id), run, crew })
+    async fn call(request: WhichRun, api: &Api) -> Result<RunDetail, ApiError> {
+        api.run_detail(&RunId::from(request.id.as_str())).await
     }
 }
 
@@ -208,6 +194,7 @@ pub struct TypeReply {
 }
 
 impl Operation for TypeReply {
+    type Request = Self;
     const NAME: &'static str = "type_reply";
     const SUMMARY: &'static str =
         "Gives an agent of a run started with `typed` its reply (`conflict`: not going on here with typed replies)";
@@ -219,22 +206,16 @@ impl Operation for TypeReply {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.type_reply(&RunId::from(self.id.as_str()), &self.agent, &self.text)
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.type_reply(&RunId::from(request.id.as_str()), &request.agent, &request.text)
     }
 }
 
-/// A run whose recording is wanted.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct RunRecording {
-    /// The run's id.
-    #[schema(example = "run-5f0c2d1e9a7b3c41")]
-    pub id: String,
-}
+/// A run's recording.
+pub struct RunRecording;
 
 impl Operation for RunRecording {
+    type Request = WhichRun;
     const NAME: &'static str = "run_recording";
     const SUMMARY: &'static str = "A run and all its events as one recording (Recording), to save as a file";
     const ROUTE: Option<Route> = Some(Route::get("/runs/{id}/recording", "runs"));
@@ -245,8 +226,8 @@ impl Operation for RunRecording {
         any_object(false)
     }
 
-    async fn call(self, api: &Api) -> Result<Recording, ApiError> {
-        let mut recording = api.run_recording(&RunId::from(self.id.as_str())).await?;
+    async fn call(request: WhichRun, api: &Api) -> Result<Recording, ApiError> {
+        let mut recording = api.run_recording(&RunId::from(request.id.as_str())).await?;
         recording.crew = recording.crew.map(|path| api.crew_name(&path));
         Ok(recording)
     }
@@ -269,6 +250,7 @@ pub struct CheckRecording {
 }
 
 impl Operation for CheckRecording {
+    type Request = Self;
     const NAME: &'static str = "check_recording";
     const SUMMARY: &'static str = "Checks a recording's text whole and answers it as a Recording, to replay; nothing is kept";
     const ROUTE: Option<Route> = Some(Route::post("/recordings/check", "runs"));
@@ -279,8 +261,8 @@ impl Operation for CheckRecording {
         any_object(false)
     }
 
-    async fn call(self, _: &Api) -> Result<Recording, ApiError> {
-        read_recording(&self.name, &self.text)
+    async fn call(request: Self, _: &Api) -> Result<Recording, ApiError> {
+        read_recording(&request.name, &request.text)
     }
 }
 
@@ -294,6 +276,7 @@ pub struct ExportRun {
 }
 
 impl Operation for ExportRun {
+    type Request = Self;
     const NAME: &'static str = "export_run";
     const SUMMARY: &'static str = "Writes a run's recording (every event, one JSON file) to a file";
     // A browser downloads `run_recording` instead.
@@ -305,8 +288,8 @@ impl Operation for ExportRun {
         schema_of::<()>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<(), ApiError> {
-        api.export_run(&RunId::from(self.id.as_str()), std::path::Path::new(&self.path)).await
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.export_run(&RunId::from(request.id.as_str()), std::path::Path::new(&request.path)).await
     }
 }
 
@@ -319,6 +302,7 @@ pub struct ImportRecording {
 }
 
 impl Operation for ImportRecording {
+    type Request = Self;
     const NAME: &'static str = "import_recording";
     const SUMMARY: &'static str = "Reads a run recording, checked whole, to replay it";
     // A browser sends the file's text to `check_recording` instead.
@@ -330,20 +314,16 @@ impl Operation for ImportRecording {
         any_object(false)
     }
 
-    async fn call(self, api: &Api) -> Result<Recording, ApiError> {
-        api.import_recording(std::path::Path::new(&self.path))
+    async fn call(request: Self, api: &Api) -> Result<Recording, ApiError> {
+        api.import_recording(std::path::Path::new(&request.path))
     }
 }
 
 /// Every stored event of a run.
-#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct RunEvents {
-    pub id: String,
-}
+pub struct RunEvents;
 
 impl Operation for RunEvents {
+    type Request = WhichRun;
     const NAME: &'static str = "run_events";
     const SUMMARY: &'static str = "Every stored event of a run";
     // Over HTTP: `GET /runs/{id}/events` with `Accept: application/json` (one route
@@ -356,18 +336,16 @@ impl Operation for RunEvents {
         any_object(true)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<RunEvent>, ApiError> {
-        api.run_events(&RunId::from(self.id.as_str()), None).await
+    async fn call(request: WhichRun, api: &Api) -> Result<Vec<RunEvent>, ApiError> {
+        api.run_events(&RunId::from(request.id.as_str()), None).await
     }
 }
 
 /// The runs going on here now.
-#[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[ts(export)]
-pub struct ListLiveRuns {}
+pub struct ListLiveRuns;
 
 impl Operation for ListLiveRuns {
+    type Request = Nothing;
     const NAME: &'static str = "live_runs";
     const SUMMARY: &'static str = "The ids of the runs going on here now (a window that reloads catches up on them)";
     const ROUTE: Option<Route> = Some(Route::get("/runs/live", "runs"));
@@ -378,7 +356,7 @@ impl Operation for ListLiveRuns {
         schema_of::<Vec<String>>(schemas)
     }
 
-    async fn call(self, api: &Api) -> Result<Vec<String>, ApiError> {
+    async fn call(_: Nothing, api: &Api) -> Result<Vec<String>, ApiError> {
         Ok(api.live_runs().ids().iter().map(ToString::to_string).collect())
     }
 }

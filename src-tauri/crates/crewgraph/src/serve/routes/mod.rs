@@ -1,8 +1,8 @@
 //! The routes and the router that joins them: every operation's route made from
-//! its declaration ([`operations`]), the few written by hand (the OpenAPI document,
-//! a run's events, `/health`); every API route behind the token check, `/health` and the UI's files outside it, and
-//! around everything the body limit, the request's time limit and the JSON shape of
-//! errors.
+//! its declaration (`operations`), the few written by hand (the OpenAPI document,
+//! a run's events, `/health`); every API route behind the token check, `/health` and
+//! the UI's files outside it, and around everything the body limit, the request's
+//! time limit and the JSON shape of errors.
 //!
 //! | route | does |
 //! |---|---|
@@ -50,7 +50,7 @@ pub use health::Health;
 
 /// The routes written by hand, with their OpenAPI operations: the document itself
 /// and a run's events (a stream, not an operation's one answer). Every operation's
-/// route comes from its declaration ([`operations`]).
+/// route comes from its declaration (`operations`).
 fn hand_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi()).routes(routes!(openapi::document)).routes(routes!(events::events))
 }
@@ -74,11 +74,7 @@ pub fn app(api: Api, token: Option<Token>, ui_dir: Option<&Path>, limits: Limits
     let (public, public_document) = OpenApiRouter::<AppState>::new().routes(routes!(health::health)).split_for_parts();
     document.merge(public_document);
     openapi::add_common_answers(&mut document, &["/health"]);
-    let state = AppState {
-        api,
-        token,
-        openapi: Arc::from(document.to_json().unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))),
-    };
+    let state = AppState { api, token, openapi: Arc::from(document.to_json().unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))) };
     let app = Router::new()
         .merge(protected.route_layer(middleware::from_fn_with_state(state.clone(), auth::require_token)))
         .merge(public)

@@ -81,7 +81,7 @@ async fn answer<O: Operation>(route: Route, State(state): State<AppState>, reque
         }
         fields.insert(name, Value::String(value));
     }
-    let kinds = field_kinds::<O>();
+    let kinds = field_kinds::<O::Request>();
     for (name, value) in query {
         let Some(kind) = kinds.iter().find(|(field, _)| *field == name).map(|(_, kind)| *kind) else { continue };
         if fields.contains_key(&name) {
@@ -89,7 +89,7 @@ async fn answer<O: Operation>(route: Route, State(state): State<AppState>, reque
         }
         fields.insert(name.clone(), query_value(&name, &value, kind)?);
     }
-    let request: O = serde_json::from_value(Value::Object(fields)).map_err(|error| {
+    let request: O::Request = serde_json::from_value(Value::Object(fields)).map_err(|error| {
         // serde's words name Rust types ("struct StartRun"): said plainly.
         let said = plain_message(&error.to_string());
         if had_body || route.method == Method::Get || route.method == Method::Delete {
@@ -98,7 +98,7 @@ async fn answer<O: Operation>(route: Route, State(state): State<AppState>, reque
             HttpError::invalid(format!("the request needs a JSON body ({said})"))
         }
     })?;
-    let answer = request.call(&state.api).await?;
+    let answer = O::call(request, &state.api).await?;
     let headers = O::headers(&answer);
     let mut response = if route.status == 204 {
         no_content()
@@ -193,8 +193,8 @@ pub fn document(document: &mut OpenApi) {
 
 fn operation<O: Operation>(route: Route, schemas: &mut Schemas) -> utoipa::openapi::path::Operation {
     let path_fields: BTreeSet<&str> = route.fields().collect();
-    O::schemas(schemas);
-    let mut request = O::schema();
+    O::Request::schemas(schemas);
+    let mut request = O::Request::schema();
     let mut builder = OperationBuilder::new().operation_id(Some(O::NAME)).summary(Some(O::SUMMARY)).tag(route.tag);
     for field in &path_fields {
         builder = builder.parameter(
