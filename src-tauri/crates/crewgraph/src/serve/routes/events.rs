@@ -51,14 +51,23 @@ pub struct EventsQuery {
     pub batches: Option<bool>,
 }
 
-/// The point to start after: `Last-Event-ID`, else `?after`.
+/// The point to start after: `Last-Event-ID`, else `?after`. A seq is stored as a
+/// signed 64-bit number, so one above that is no event's (the document says so too).
 fn start_after(headers: &HeaderMap, query: &EventsQuery) -> Result<Option<u64>, HttpError> {
-    let Some(value) = headers.get("last-event-id") else { return Ok(query.after) };
-    let text = value.to_str().unwrap_or("?").trim();
-    if text.is_empty() {
-        return Ok(None);
+    let after = match headers.get("last-event-id") {
+        None => query.after,
+        Some(value) => {
+            let text = value.to_str().unwrap_or("?").trim();
+            if text.is_empty() {
+                return Ok(None);
+            }
+            Some(text.parse().map_err(|_| HttpError::invalid(format!("Last-Event-ID '{text}' is not an event's seq (a number)")))?)
+        }
+    };
+    match after {
+        Some(seq) if seq > i64::MAX as u64 => Err(HttpError::invalid(format!("{seq} is larger than any event's seq"))),
+        after => Ok(after),
     }
-    text.parse().map(Some).map_err(|_| HttpError::invalid(format!("Last-Event-ID '{text}' is not an event's seq (a number)")))
 }
 
 fn wants_json(headers: &HeaderMap) -> bool {
@@ -125,6 +134,19 @@ fn batches(watch: RunWatch) -> impl Stream<Item = RunBatch> + Send + 'static {
     futures_util::stream::select(sent.map(Some), forward.into_stream().map(|()| None)).filter_map(std::future::ready)
 }
 
+/// One server-sent message as a client reads it (what the OpenAPI document says
+/// each message of the stream is).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct SseMessage {
+    /// None for an event, `batch` for a batch, `lagged` or `interrupted`.
+    event: Option<String>,
+    /// The seq of the (last) event in it.
+    id: Option<String>,
+    /// The RunEvent, RunBatch or `{lost_from}`, as JSON.
+    data: String,
+}
+
 /// A run's events: the stored ones after `Last-Event-ID` (or `?after`), then the
 /// live ones while it goes on here.
 #[utoipa::path(
@@ -141,7 +163,7 @@ fn batches(watch: RunWatch) -> impl Stream<Item = RunBatch> + Send + 'static {
                                       with `batches=true`, one RunBatch (ui/src/bindings/RunBatch.ts) per message, `event: batch`, \
                                       `id: <its last seq>`, the last one with how the watch ended; \
                                       with `Accept: application/json`, the stored events as a list",
-         content((String = "text/event-stream"), (Vec<Object> = "application/json"))),
+         content((SseMessage = "text/event-stream"), (Vec<Object> = "application/json"))),
         (status = 204, description = "Nothing after that point, and the run is not going on here"),
         (status = 400, description = "A Last-Event-ID that is not a number", body = ApiError),
         (status = 404, description = "No such run", body = ApiError),

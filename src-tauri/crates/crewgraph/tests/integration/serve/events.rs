@@ -327,3 +327,12 @@ async fn the_openapi_document_names_the_batches_parameter() {
     assert_eq!(batches["schema"]["type"], json!("boolean"));
     assert_ne!(batches["required"], json!(true), "without it, the stream is one message per event");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seq_larger_than_any_event_s_is_refused_as_the_document_says() {
+    // Seqs are stored as signed 64-bit numbers; the OpenAPI document's `after` stops there.
+    let server = TestServer::start().await;
+    server.get("/runs/run-nope/events?after=9223372036854775808").await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    let answer = server.get("/runs/run-nope/events?after=9223372036854775807").await;
+    answer.assert_error(StatusCode::NOT_FOUND, "not_found");
+}
