@@ -3,4 +3,8 @@
 /**
  * A parallel group's settings, for its frame.
  */
-export type GroupInfo = { members: Array<string>, timeout_ms: number, wait_for_all: boolean, next_agent: string | null, };
+export type GroupInfo = { 
+/**
+ * The group's id (what a crew's `parallel_groups` and a run's events call it).
+ */
+id: string, members: Array<string>, timeout_ms: number, wait_for_all: boolean, next_agent: string | null, };

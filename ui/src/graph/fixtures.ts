@@ -33,7 +33,7 @@ export const examGraph: GraphView = {
       id: "group:round",
       kind: "group",
       label: "round",
-      group: { members: ["student", "reporter"], timeout_ms: 30000, wait_for_all: true, next_agent: "teacher" },
+      group: { id: "round", members: ["student", "reporter"], timeout_ms: 30000, wait_for_all: true, next_agent: "teacher" },
     }),
     node({ id: "agent:teacher", kind: "agent", label: "Teacher", agent: "teacher", role: "Asks", entry: true }),
     node({ id: "agent:student", kind: "agent", label: "Student", agent: "student", parent: "group:round" }),

@@ -1,6 +1,6 @@
 // What a node or an arrow of the crew graph stands for in the crew: an agent or a
 // group by its id, or End, Wait, the router. Read once from the engine's view
-// (`ViewNode.agent`; a group frame's label is its group's id) where the React Flow
+// (`ViewNode.agent`, `ViewNode.group.id`) where the React Flow
 // nodes and edges are made, and carried in their data — never parsed back out of a
 // node's id, whose form (`agent:teacher`) is the engine's business. Selected ids are
 // matched against the crew itself instead (`inSelection`), since the engine's
@@ -21,7 +21,7 @@ export type NodeRef = { kind: NodeKind; agent: string | null; group: string | nu
 export type Arrow = { view: ViewEdge; source: NodeRef; target: NodeRef };
 
 export function nodeRef(node: ViewNode): NodeRef {
-  return { kind: node.kind, agent: node.kind === "agent" ? node.agent : null, group: node.kind === "group" ? node.label : null };
+  return { kind: node.kind, agent: node.kind === "agent" ? node.agent : null, group: node.kind === "group" ? (node.group?.id ?? null) : null };
 }
 
 /** Every node of the view by its id. */

@@ -57,7 +57,7 @@ export function examDocument(): CrewDocument {
     entry: id === "agent:teacher",
     terminal: false,
     waits: false,
-    group: null,
+    group: kind === "group" ? { id: label, members: [], timeout_ms: 30000, wait_for_all: true, next_agent: null } : null,
   });
   return {
     ...crewDocument("Fractions exam"),

@@ -57,6 +57,8 @@ pub enum EdgeKind {
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[ts(export)]
 pub struct GroupInfo {
+    /// The group's id (what a crew's `parallel_groups` and a run's events call it).
+    pub id: String,
     pub members: Vec<String>,
     #[ts(type = "number")]
     pub timeout_ms: u64,
@@ -161,6 +163,7 @@ impl CrewGraph {
             nodes.push(ViewNode {
                 description: Some(group.description.clone()).filter(|d| !d.is_empty()),
                 group: Some(GroupInfo {
+                    id: group.id.to_string(),
                     members: group.agents.iter().map(|a| a.to_string()).collect(),
                     timeout_ms: group.timeout.as_millis() as u64,
                     wait_for_all: group.wait_for_all,
