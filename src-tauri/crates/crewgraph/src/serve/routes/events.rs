@@ -54,13 +54,11 @@ pub struct EventsQuery {
 /// The point to start after: `Last-Event-ID`, else `?after`. A seq is stored as a
 /// signed 64-bit number, so one above that is no event's (the document says so too).
 fn start_after(headers: &HeaderMap, query: &EventsQuery) -> Result<Option<u64>, HttpError> {
-    let after = match headers.get("last-event-id") {
+    // An empty Last-Event-ID says nothing (a browser sends none then): `?after` holds.
+    let header = headers.get("last-event-id").map(|value| value.to_str().unwrap_or("?").trim()).filter(|text| !text.is_empty());
+    let after = match header {
         None => query.after,
-        Some(value) => {
-            let text = value.to_str().unwrap_or("?").trim();
-            if text.is_empty() {
-                return Ok(None);
-            }
+        Some(text) => {
             Some(text.parse().map_err(|_| HttpError::invalid(format!("Last-Event-ID '{text}' is not an event's seq (a number)")))?)
         }
     };
