@@ -31,7 +31,7 @@
 //!     async fn call(request: WhichCrew, api: &Api) -> Result<CrewDocument, ApiError> { … }
 //! }
 //! ```
-//! and one line, `OpenCrew`, in the list of [`super::operations`].
+//! and one line, `visitor.visit::<OpenCrew>()`, in the list of [`super::operations`].
 
 use std::future::Future;
 

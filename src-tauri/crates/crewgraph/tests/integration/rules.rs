@@ -11,23 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::runner::{crew, run, run_with};
 
-/// Two agents that hand the work back and forth on [NEXT]; `a` may also end it.
-const PING_PONG: &str = r#"
-name: Ping pong
-entry_point: a
-signals: []
-agents:
-  - { id: a, name: A }
-  - { id: b, name: B }
-routing:
-  signals:
-    a:
-      - { signal: "[NEXT]", target: b }
-      - { signal: "[DONE]", target: "" }
-      - { signal: "[WAIT]", target: "" }
-    b:
-      - { signal: "[NEXT]", target: a }
-"#;
+/// Two agents that hand the work back and forth on [NEXT]; `a` may also end it (the
+/// engine's run-loop tests run the same crew).
+const PING_PONG: &str = include_str!("../../../engine/tests/fixtures/ping_pong.yaml");
 
 fn script(replies: &[(&str, &[&str])]) -> String {
     let mut text = String::from("replies:\n");

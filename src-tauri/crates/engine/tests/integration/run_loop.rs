@@ -27,22 +27,7 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 /// Two agents that hand the work back and forth on [NEXT]; `a` may end it with
 /// [DONE] or wait for the person with [WAIT].
-const PING_PONG: &str = r#"
-name: Ping pong
-entry_point: a
-signals: []
-agents:
-  - { id: a, name: A }
-  - { id: b, name: B }
-routing:
-  signals:
-    a:
-      - { signal: "[NEXT]", target: b }
-      - { signal: "[DONE]", target: "" }
-      - { signal: "[WAIT]", target: "" }
-    b:
-      - { signal: "[NEXT]", target: a }
-"#;
+const PING_PONG: &str = include_str!("../fixtures/ping_pong.yaml");
 
 /// One store and clock for every leg of a run; each leg brings its own model and sink.
 struct Bench {
