@@ -2,9 +2,9 @@
 //! both made from the operation's declaration ([`crate::api::operations`]).
 //!
 //! A request becomes the operation's request type in one way for all: the route's
-//! `{names}` fill the fields of those names (a body may not give them again), the
-//! query fills fields of the request type's schema (`?check=true`: a boolean field
-//! is read as one), the JSON body — an object, or nothing — the rest; then the type
+//! `{names}` fill the fields of those names (a body may not give them again), a GET's
+//! or DELETE's query fills fields of the request type's schema (`?check=true`: a
+//! boolean field is read as one), the JSON body — an object, or nothing — the rest; then the type
 //! is read whole, so an unknown or missing field is a 400 saying which. The answer
 //! is the operation's JSON with the route's status (204: no body) and the headers
 //! the operation adds (`Location` …); a failure is the API's `{code, message}` with
@@ -81,7 +81,9 @@ async fn answer<O: Operation>(route: Route, State(state): State<AppState>, reque
         }
         fields.insert(name, Value::String(value));
     }
-    let kinds = field_kinds::<O::Request>();
+    // A GET's or DELETE's query fills fields; another method's takes them from its body.
+    let takes_query = matches!(route.method, Method::Get | Method::Delete);
+    let kinds = if takes_query { field_kinds::<O::Request>() } else { Vec::new() };
     for (name, value) in query {
         let Some(kind) = kinds.iter().find(|(field, _)| *field == name).map(|(_, kind)| *kind) else { continue };
         if fields.contains_key(&name) {
@@ -92,7 +94,9 @@ async fn answer<O: Operation>(route: Route, State(state): State<AppState>, reque
     let request: O::Request = serde_json::from_value(Value::Object(fields)).map_err(|error| {
         // serde's words name Rust types ("struct StartRun"): said plainly.
         let said = plain_message(&error.to_string());
-        if had_body || route.method == Method::Get || route.method == Method::Delete {
+        if takes_query && !had_body {
+            HttpError::invalid(format!("the request is not what this route takes: {said}"))
+        } else if had_body {
             HttpError::invalid(format!("the request body is not what this route takes: {said}"))
         } else {
             HttpError::invalid(format!("the request needs a JSON body ({said})"))

@@ -426,3 +426,19 @@ async fn a_run_downloads_as_a_recording_that_checks_back_and_a_cut_one_is_refuse
     assert!(cut.json["message"].as_str().unwrap().contains("'mine.json' ends early"), "{cut:?}");
     server.get("/runs/run-nope/recording").await.assert_error(StatusCode::NOT_FOUND, "not_found");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_s_fields_come_from_its_address_its_query_on_a_get_and_its_body_else() {
+    let server = TestServer::start().await;
+    // A GET's query fills the request (a boolean read as one) …
+    assert_eq!(server.get("/models?check=false").await.status, StatusCode::OK);
+    server.get("/models?check=maybe").await.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    // … a POST's does not: its fields are its body's.
+    let answer = server.post("/runs?crew=exam.yaml", json!({"input": "Start the exam"})).await;
+    answer.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    assert!(answer.json["message"].as_str().unwrap().contains("crew"), "{:?}", answer.json);
+    // A field of the address is not given again in the body.
+    let twice = server.post("/runs/run-1/reply", json!({"id": "run-2", "agent": "a", "text": "hi"})).await;
+    twice.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    assert!(twice.json["message"].as_str().unwrap().contains("part of the address"), "{:?}", twice.json);
+}
