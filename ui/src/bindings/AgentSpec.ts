@@ -20,4 +20,8 @@ provider_url?: string, primary?: AgentModelSpec, backup?: AgentModelSpec, temper
 /**
  * The most of the history (in estimated tokens) this agent is shown.
  */
-context_budget?: number, };
+context_budget?: number, 
+/**
+ * The most tokens one of its replies may take (default: its model's setting).
+ */
+max_tokens?: number, };

@@ -42,6 +42,7 @@ export const AGENT_KEYS: readonly (keyof AgentSpec)[] = [
   "is_terminal",
   "wait_for_signal",
   "context_budget",
+  "max_tokens",
 ];
 
 export const ROUTING_KEYS: readonly (keyof RoutingSpec)[] = [

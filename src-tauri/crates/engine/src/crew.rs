@@ -105,6 +105,8 @@ pub struct Agent {
     pub wait_for_signal: bool,
     /// The most of the history (estimated tokens) it is shown; None = the crew's.
     pub context_budget: Option<u32>,
+    /// The most tokens one of its replies may take; None = its model's setting.
+    pub max_tokens: Option<u32>,
     /// Added while the app runs (stored apart from the crew's files).
     pub runtime: bool,
 }

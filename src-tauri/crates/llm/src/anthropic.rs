@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{conversation, tool_arguments, Turn};
-use crate::http::{endpoint, provider_message, Limits, Transport};
+use crate::http::{endpoint, Limits, Transport};
 use crate::keys::Secret;
 use crate::openai::short;
 use crate::settings::masked_url;
@@ -18,7 +18,7 @@ use crate::settings::masked_url;
 /// The API version sent with every request.
 const VERSION: &str = "2023-06-01";
 /// Anthropic requires a reply limit; this one when the model sets none.
-const DEFAULT_MAX_TOKENS: u32 = 4096;
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// A client of one model at one Messages API endpoint.
 #[derive(Clone, Debug)]
@@ -87,7 +87,8 @@ impl AnthropicClient {
                 _ => messages.push(json!({"role": role, "content": blocks})),
             }
         }
-        let mut body = json!({"model": self.model, "max_tokens": self.max_tokens, "messages": messages, "stream": true});
+        let max_tokens = request.max_tokens.unwrap_or(self.max_tokens);
+        let mut body = json!({"model": self.model, "max_tokens": max_tokens, "messages": messages, "stream": true});
         if !request.system.is_empty() {
             body["system"] = json!(request.system);
         }
@@ -137,7 +138,7 @@ impl LlmClient for AnthropicClient {
                 .map_err(|e| self.transport.error(format!("a streamed event is not JSON ({e}): {}", short(&event.data))))?;
             let kind = if event.event.is_empty() || event.event == "message" { data["type"].as_str().unwrap_or("") } else { &event.event };
             match kind {
-                "error" => return Err(self.transport.error(provider_message(&event.data))),
+                "error" => return Err(self.transport.failed_answer(&event.data)),
                 "message_stop" => break,
                 _ => reply.take(kind, &data, on_token),
             }

@@ -85,6 +85,29 @@ pub fn not_a_reply(content_type: &str, body: &str) -> String {
     }
 }
 
+/// True when an error answer says the request was longer than the model's context
+/// window: OpenAI's `context_length_exceeded` ("This model's maximum context length
+/// is … tokens"), vLLM's the same words, llama.cpp's "exceeds the available context
+/// size" (`exceed_context_size_error`), Anthropic's "prompt is too long", LM Studio's
+/// "context length", Ollama's and others' "context window".
+pub fn context_overflow(body: &str) -> bool {
+    let lower = body.to_lowercase();
+    [
+        "context_length_exceeded",
+        "exceed_context_size_error",
+        "exceeds the available context size",
+        "maximum context length",
+        "prompt is too long",
+        "context length exceeded",
+        "exceeds the context window",
+        "exceeds the model's context",
+        "longer than the model's context length",
+        "input is too long",
+    ]
+    .iter()
+    .any(|words| lower.contains(words))
+}
+
 /// `host:port` of `url`, for messages (never its credentials or query).
 fn place(url: &str) -> String {
     match reqwest::Url::parse(url) {
@@ -157,6 +180,19 @@ mod tests {
         assert!(not_a_reply("application/json", r#"{"error": {"message": "no such model"}}"#).ends_with("no such model"));
         assert!(not_a_reply("application/json", r#"{"object": "list"}"#).contains("not a streamed chat completion"));
         assert!(not_a_reply("text/plain", "Hello").contains("answered with text"));
+    }
+
+    #[test]
+    fn answers_that_say_the_request_was_too_long_are_known_by_their_words() {
+        for body in [
+            r#"{"error":{"code":400,"message":"request (4319 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error"}}"#,
+            r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208015 tokens > 200000 maximum"}}"#,
+        ] {
+            assert!(context_overflow(body), "{body}");
+        }
+        assert!(!context_overflow(r#"{"error":{"message":"Invalid API key"}}"#));
+        assert!(!context_overflow("model 'x' not found"));
     }
 
     #[test]

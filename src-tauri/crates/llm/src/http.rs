@@ -217,9 +217,25 @@ impl Transport {
         }
     }
 
+    /// The error for a failure the server sent as an answer (an error object in a
+    /// stream): a request too long for the model's window is [`LlmError::ContextOverflow`].
+    pub fn failed_answer(&self, body: &str) -> LlmError {
+        let message = provider_message(body);
+        if failure::context_overflow(body) {
+            return match self.error(message) {
+                LlmError::Failed(text) => LlmError::ContextOverflow(text),
+                other => other,
+            };
+        }
+        self.error(message)
+    }
+
     /// The error for an answer with a failing status, with the provider's message.
     fn status_error(&self, status: StatusCode, body: &str) -> LlmError {
         let message = provider_message(body);
+        if status.is_client_error() && failure::context_overflow(body) {
+            return self.failed_answer(body);
+        }
         match status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => self.error(format!(
                 "the API key was refused ({}): {message}. Check your key: set it in Settings, or in the environment",

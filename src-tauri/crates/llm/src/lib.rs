@@ -9,7 +9,8 @@
 //! - [`anthropic`]: the Messages API with streaming, tool use and structured output
 //!   through a forced tool;
 //! - [`local`]: the built-in local model (llama.cpp's server with SmolLM2, started on
-//!   demand), its replies made to end with one of the agent's signals;
+//!   demand), its replies made to end with one of the agent's signals
+//!   ([`grammar`]);
 //! - [`scripted`]: replies taken from a YAML script, per agent, in order — Crewgraph's
 //!   Simulate mode and the engine's deterministic test double;
 //! - [`typed`]: Simulate mode by hand — each reply typed by the person in its turn.
@@ -17,7 +18,7 @@
 //! Around them: [`http`], the robustness the HTTP providers share (timeouts, retries
 //! with backoff honouring `Retry-After`, cancellation, the provider's own error
 //! message); [`chat`], a run's history as one agent's conversation; [`settings`],
-//! the named models; [`keys`], API keys from the OS keyring or the environment; and
+//! the named models; [`window`], each model's context window; [`keys`], API keys from the OS keyring or the environment; and
 //! [`models`], which answers each call with the model the agent names.
 //!
 //! The engine never depends on this crate; the binaries wire a provider in.
@@ -25,6 +26,7 @@
 pub mod anthropic;
 pub mod chat;
 pub mod failure;
+pub mod grammar;
 pub mod http;
 pub mod keys;
 pub mod local;
@@ -33,6 +35,7 @@ pub mod openai;
 pub mod scripted;
 pub mod settings;
 pub mod typed;
+pub mod window;
 
 pub use anthropic::AnthropicClient;
 pub use http::Limits;

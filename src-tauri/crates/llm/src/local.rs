@@ -2,12 +2,17 @@
 //! started on first use on a free loopback port (again when it died) and stopped
 //! with the client (or the process). It speaks the OpenAI protocol, so the local model goes through the same
 //! code as any endpoint ([`OpenAiClient`]), plus llama.cpp's `grammar` field: a reply
-//! must end with one of the agent's signals (a 135M model ends with the asked-for
-//! signal 0 times in 30 unconstrained, but always under the grammar), and a
-//! structured answer must fit its schema (`response_format`, which llama.cpp turns
-//! into a grammar too). The local model calls no tools: SmolLM2's chat template has
-//! no tool format, so llama.cpp answers in text whatever tools it is offered (and a
-//! reply held to its signals is not offered any).
+//! must end with one of the agent's signals, a bracket signal or a line signal's line
+//! ([`crate::grammar`]; a 135M model ends with the asked-for signal 0 times in 30
+//! unconstrained, but always under the grammar), and a structured answer must fit its
+//! schema (`response_format`, which llama.cpp turns into a grammar too). The local
+//! model calls no tools: SmolLM2's chat template has no tool format, so llama.cpp
+//! answers in text whatever tools it is offered (and a reply held to its signals is
+//! not offered any).
+//!
+//! Its context window is the server's own: llama.cpp sizes each of its two slots for
+//! the context the model file was trained for, as far as memory allows, and says so
+//! in `/props`; its `/tokenize` counts tokens for the engine's trimming.
 //!
 //! Why a server process rather than llama.cpp linked in: one C++ build serves both
 //! the app and the provider tests; a crash inside llama.cpp (its asserts abort the
@@ -27,13 +32,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use crewgraph_engine::run::{ContextWindow, LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use crewgraph_engine::ModelSpec;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
 use serde_json::json;
 use tokio::process::Command;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
+use crate::grammar::{ending_grammar, MAX_BODY_CHARS};
 use crate::http::Limits;
 use crate::openai::OpenAiClient;
 
@@ -41,15 +48,11 @@ use crate::openai::OpenAiClient;
 pub const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 /// How the local model is named to people.
 pub const MODEL_NAME: &str = "SmolLM2-135M-Instruct (local)";
-/// The most characters of text before the signal a grammar allows: the model must
-/// come to its signal within about seventy tokens (left alone, SmolLM2 rarely
-/// stops before the limit, and its later sentences only repeat the first ones).
-const MAX_BODY_CHARS: usize = 280;
 /// llama.cpp's penalty on repeated tokens: at 1.0 SmolLM2 loops on one sentence
 /// ("Your turn, please." ten times); at 1.15 it writes on.
 const REPEAT_PENALTY: f64 = 1.15;
 /// The most tokens of a reply (the body, the signal, or a structured answer).
-const MAX_TOKENS: u32 = 256;
+const MAX_TOKENS: u32 = 128;
 
 /// Where the server binary and the model file are.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,6 +105,9 @@ pub struct LocalServer {
     pub base_url: String,
     /// How long it took to be ready.
     pub startup: Duration,
+    /// The tokens one request may hold (a slot's context, at most what the model
+    /// was trained for), as the server says; None when it did not say.
+    pub context: Option<u32>,
 }
 
 impl LocalServer {
@@ -116,7 +122,9 @@ impl LocalServer {
         command
             .arg("--model")
             .arg(&paths.model)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--ctx-size", "8192", "--parallel", "2"])
+            // No --ctx-size: llama.cpp gives each slot the context the model was
+            // trained for, as far as memory allows (--fit, its default).
+            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--parallel", "2"])
             .args(["--threads", &threads.to_string(), "--threads-batch", &threads.to_string(), "--no-webui", "--jinja"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -136,7 +144,8 @@ impl LocalServer {
             let health = client.get(format!("{base_url}/health")).timeout(Duration::from_secs(2)).send().await;
             if health.is_ok_and(|r| r.status().is_success()) {
                 let _ = std::fs::remove_file(&log);
-                return Ok(LocalServer { process: child, base_url, startup: started.elapsed() });
+                let context = crate::window::ask_server(&client, &format!("{base_url}/v1"), &Default::default(), "local").await.window;
+                return Ok(LocalServer { process: child, base_url, startup: started.elapsed(), context });
             }
             if started.elapsed() > Duration::from_secs(60) {
                 child.stop().await;
@@ -150,6 +159,21 @@ impl LocalServer {
     pub async fn stop(mut self) {
         self.process.stop().await;
     }
+}
+
+/// Counts the tokens of each of `texts` with the llama.cpp server at `base_url`
+/// (`POST /tokenize`); None when it does not answer for every text.
+pub(crate) async fn tokenize(client: &reqwest::Client, base_url: &str, texts: &[&str]) -> Option<Vec<u32>> {
+    let url = format!("{base_url}/tokenize");
+    let counts = futures_util::future::join_all(texts.iter().map(|text| {
+        let request = client.post(&url).json(&json!({"content": text, "add_special": false})).timeout(Duration::from_secs(10)).send();
+        async move {
+            let answer: serde_json::Value = request.await.ok()?.error_for_status().ok()?.json().await.ok()?;
+            u32::try_from(answer.get("tokens")?.as_array()?.len()).ok()
+        }
+    }))
+    .await;
+    counts.into_iter().collect()
 }
 
 /// A child process leading a process group of its own (a job object on Windows):
@@ -215,6 +239,8 @@ pub struct LocalModel {
     paths: Result<LocalPaths, String>,
     threads: u32,
     running: Mutex<Option<(Arc<LocalServer>, OpenAiClient)>>,
+    /// For asking the server about itself (`/tokenize`).
+    http: reqwest::Client,
 }
 
 impl LocalModel {
@@ -223,7 +249,7 @@ impl LocalModel {
     /// changes it).
     pub fn new() -> Self {
         let threads = std::env::var("CREWGRAPH_LOCAL_THREADS").ok().and_then(|t| t.parse().ok()).filter(|t| *t > 0).unwrap_or(1);
-        LocalModel { paths: LocalPaths::find(), threads, running: Mutex::new(None) }
+        LocalModel { paths: LocalPaths::find(), threads, running: Mutex::new(None), http: reqwest::Client::new() }
     }
 
     /// Whether the files are there (not whether the server starts).
@@ -236,11 +262,11 @@ impl LocalModel {
         self.running.lock().await.as_ref().and_then(|(server, _)| server.process.child.id())
     }
 
-    /// The running server's client, starting it when needed.
-    async fn client(&self) -> Result<OpenAiClient, LlmError> {
+    /// The running server and its client, starting it when needed.
+    async fn running(&self) -> Result<(Arc<LocalServer>, OpenAiClient), LlmError> {
         let mut running = self.running.lock().await;
-        if let Some((_, client)) = running.as_ref() {
-            return Ok(client.clone());
+        if let Some((server, client)) = running.as_ref() {
+            return Ok((server.clone(), client.clone()));
         }
         let paths = self.paths.as_ref().map_err(|e| LlmError::Failed(e.clone()))?;
         let server =
@@ -248,8 +274,9 @@ impl LocalModel {
         let limits = Limits { retries: 1, ..Limits::default() };
         let client = OpenAiClient::named("the local model".to_owned(), &format!("{}/v1", server.base_url), "local", None, limits)?
             .with_max_tokens(Some(MAX_TOKENS));
-        *running = Some((Arc::new(server), client.clone()));
-        Ok(client)
+        let server = Arc::new(server);
+        *running = Some((server.clone(), client.clone()));
+        Ok((server, client))
     }
 }
 
@@ -264,20 +291,21 @@ impl LlmClient for LocalModel {
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
         let mut tries = 0;
         loop {
-            let client = tokio::select! {
+            let (_, client) = tokio::select! {
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-                client = self.client() => client?,
+                running = self.running() => running?,
             };
             let mut body = client.body(request);
             body["repeat_penalty"] = json!(REPEAT_PENALTY);
             // A schema is its own grammar. A grammar and tool calls exclude each other:
             // a reply that must end with a signal is not offered tools (a 135M model
             // calls them poorly anyway, and without its signal the crew cannot go on).
-            if request.schema.is_none() && !request.signals.is_empty() {
+            let grammar = request.schema.is_none().then(|| ending_grammar(request.signals, body_chars(request.max_tokens))).flatten();
+            if let Some(grammar) = grammar {
                 if let Some(body) = body.as_object_mut() {
                     body.remove("tools");
                 }
-                body["grammar"] = json!(signal_grammar(request.signals));
+                body["grammar"] = json!(grammar);
             }
             let reply = client.send(&body, request.schema.is_some(), on_token, cancel).await;
             tries += 1;
@@ -293,27 +321,27 @@ impl LlmClient for LocalModel {
             }
         }
     }
-}
 
-/// A GBNF grammar for "some text, then one of `signals`": the text holds no
-/// bracket, so the reply's only way to end is a signal, within `MAX_BODY_CHARS` characters.
-pub fn signal_grammar(signals: &[String]) -> String {
-    let alternatives: Vec<String> = signals.iter().map(|s| gbnf_literal(s)).collect();
-    format!("root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{{0,{}}}\nsignal ::= {}\n", MAX_BODY_CHARS - 1, alternatives.join(" | "))
-}
-
-fn gbnf_literal(text: &str) -> String {
-    let mut literal = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => literal.push_str("\\\""),
-            '\\' => literal.push_str("\\\\"),
-            '\n' => literal.push_str("\\n"),
-            c => literal.push(c),
-        }
+    /// The server's own context (it is started for the answer, as the call that
+    /// follows would start it anyway).
+    async fn context_window(&self, _model: Option<&ModelSpec>) -> Option<ContextWindow> {
+        let (server, _) = self.running().await.ok()?;
+        Some(ContextWindow { tokens: server.context?, reply: Some(MAX_TOKENS) })
     }
-    literal.push('"');
-    literal
+
+    async fn count_tokens(&self, _model: Option<&ModelSpec>, texts: &[&str]) -> Option<Vec<u32>> {
+        let (server, _) = self.running().await.ok()?;
+        tokenize(&self.http, &server.base_url, texts).await
+    }
+}
+
+/// The characters of text a grammar allows before the ending, for a reply of at
+/// most `max_tokens` tokens (about three characters a token, the ending's share kept).
+fn body_chars(max_tokens: Option<u32>) -> usize {
+    match max_tokens {
+        None => MAX_BODY_CHARS,
+        Some(tokens) => (tokens.saturating_sub(24) as usize * 3).clamp(40, 8000),
+    }
 }
 
 #[cfg(test)]
@@ -355,11 +383,9 @@ mod tests {
     }
 
     #[test]
-    fn the_grammar_ends_with_one_of_the_signals_written_as_literals() {
-        let grammar = signal_grammar(&["[QUESTION]".to_owned(), "[SAY \"HI\"]".to_owned()]);
-        assert_eq!(
-            grammar,
-            "root ::= body signal\nbody ::= [^\\[\\]] [^\\[\\]]{0,279}\nsignal ::= \"[QUESTION]\" | \"[SAY \\\"HI\\\"]\"\n"
-        );
+    fn the_text_before_the_ending_fits_the_replys_tokens() {
+        assert_eq!(body_chars(None), MAX_BODY_CHARS);
+        assert_eq!(body_chars(Some(100)), 228);
+        assert_eq!(body_chars(Some(10)), 40, "always room for a few words");
     }
 }

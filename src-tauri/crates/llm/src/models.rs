@@ -8,8 +8,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use crewgraph_engine::run::{ContextWindow, LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
 use crewgraph_engine::ModelSpec;
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use crate::anthropic::AnthropicClient;
@@ -17,6 +19,7 @@ use crate::keys;
 use crate::local::{LocalModel, MODEL_NAME};
 use crate::openai::OpenAiClient;
 use crate::settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
+use crate::window::{self, ServerFacts, ServerKind};
 
 /// Every configured model behind one [`LlmClient`].
 pub struct Models {
@@ -26,12 +29,23 @@ pub struct Models {
     local: Arc<LocalModel>,
     /// Clients made so far, by the model's configuration.
     clients: Mutex<HashMap<String, Arc<dyn LlmClient>>>,
+    /// What each model's server told of it, asked once, by the model's configuration.
+    facts: Mutex<HashMap<String, Arc<OnceCell<ServerFacts>>>>,
+    /// For asking servers about themselves.
+    http: reqwest::Client,
 }
 
 impl Models {
     /// The models of `settings`, with `local` as the local model.
     pub fn new(settings: ModelSettings, local: Arc<LocalModel>) -> Self {
-        Models { settings, chosen: None, local, clients: Mutex::new(HashMap::new()) }
+        Models {
+            settings,
+            chosen: None,
+            local,
+            clients: Mutex::new(HashMap::new()),
+            facts: Mutex::new(HashMap::new()),
+            http: reqwest::Client::new(),
+        }
     }
 
     /// Uses the model named `name` for every call, whatever the agents name.
@@ -61,6 +75,20 @@ impl Models {
     /// The client for `spec`.
     pub fn client(&self, spec: Option<&ModelSpec>) -> Result<Arc<dyn LlmClient>, LlmError> {
         self.client_and_price(spec).map(|(client, _)| client)
+    }
+
+    /// What the server of `config` (an OpenAI-compatible one at an address of its
+    /// own: a hosted provider's models are known by name) tells of it, asked once.
+    async fn facts(&self, config: &ModelConfig) -> ServerFacts {
+        if config.provider != Provider::Openai || config.base_url.is_none() {
+            return ServerFacts::default();
+        }
+        let cell = {
+            let mut facts = self.facts.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            facts.entry(serde_json::to_string(config).unwrap_or_default()).or_default().clone()
+        };
+        let headers = bearer(config);
+        cell.get_or_init(|| window::ask_server(&self.http, config.base_url(), &headers, &config.model)).await.clone()
     }
 
     /// The client for `spec`, and its model's price when one is set.
@@ -98,6 +126,18 @@ fn client_of(config: &ModelConfig, local: &Arc<LocalModel>) -> Result<Arc<dyn Ll
     })
 }
 
+/// The `Authorization` header of `config`'s key, when it has one.
+fn bearer(config: &ModelConfig) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    if let Some((key, _)) = keys::find(config.key_name()) {
+        if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", key.expose())) {
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+    }
+    headers
+}
+
 /// Whether a model answers: its server is there and takes the key.
 pub async fn probe(config: &ModelConfig) -> Result<(), String> {
     config.check()?;
@@ -123,5 +163,36 @@ impl LlmClient for Models {
             usage.cost_usd = Some(price.cost(usage));
         }
         Ok(reply)
+    }
+
+    /// The window the person set, else the one its server reports, else the one
+    /// known for the model's name.
+    async fn context_window(&self, model: Option<&ModelSpec>) -> Option<ContextWindow> {
+        let spec = self.chosen.as_ref().or(model);
+        match self.settings.resolve(spec).ok()? {
+            Resolved::Local => self.local.context_window(None).await,
+            Resolved::Remote(_, config) => {
+                let tokens = match config.context_window {
+                    Some(set) => set,
+                    None => self.facts(&config).await.window.or_else(|| window::known(&config.model))?,
+                };
+                let reply = config.max_tokens.or((config.provider == Provider::Anthropic).then_some(crate::anthropic::DEFAULT_MAX_TOKENS));
+                Some(ContextWindow { tokens, reply })
+            }
+        }
+    }
+
+    /// Counted by the local model, or by a llama.cpp server's `/tokenize`.
+    async fn count_tokens(&self, model: Option<&ModelSpec>, texts: &[&str]) -> Option<Vec<u32>> {
+        let spec = self.chosen.as_ref().or(model);
+        match self.settings.resolve(spec).ok()? {
+            Resolved::Local => self.local.count_tokens(None, texts).await,
+            Resolved::Remote(_, config) => {
+                if self.facts(&config).await.kind != Some(ServerKind::LlamaCpp) {
+                    return None;
+                }
+                crate::local::tokenize(&self.http, &window::server_root(config.base_url()), texts).await
+            }
+        }
     }
 }

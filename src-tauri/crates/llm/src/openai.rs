@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{conversation, tool_arguments, Turn};
-use crate::http::{endpoint, provider_message, Limits, Transport};
+use crate::http::{endpoint, Limits, Transport};
 use crate::keys::Secret;
 use crate::settings::masked_url;
 
@@ -90,7 +90,7 @@ impl OpenAiClient {
         if let Some(temperature) = request.temperature {
             body["temperature"] = json!(temperature);
         }
-        if let Some(max_tokens) = self.max_tokens {
+        if let Some(max_tokens) = request.max_tokens.or(self.max_tokens) {
             body["max_tokens"] = json!(max_tokens);
         }
         if !request.tools.is_empty() {
@@ -138,7 +138,7 @@ impl OpenAiClient {
             let chunk: Value = serde_json::from_str(&event.data)
                 .map_err(|e| self.transport.error(format!("a streamed chunk is not JSON ({e}): {}", short(&event.data))))?;
             if chunk.get("error").is_some() {
-                return Err(self.transport.error(provider_message(&event.data)));
+                return Err(self.transport.failed_answer(&event.data));
             }
             reply.take(&chunk, on_token);
         }

@@ -74,6 +74,10 @@ pub struct ModelConfig {
     /// The most tokens a reply may take; None = the provider's default (Anthropic: 4096).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// The tokens one request may hold, as the person set it; None = what its server
+    /// reports or what is known of it ([`crate::window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
     /// What its tokens cost, for the cost of runs; None = not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,
@@ -123,7 +127,16 @@ impl Price {
 
 impl ModelConfig {
     pub fn new(provider: Provider, model: impl Into<String>) -> Self {
-        ModelConfig { provider, model: model.into(), base_url: None, key: None, max_tokens: None, price: None, limits: Limits::default() }
+        ModelConfig {
+            provider,
+            model: model.into(),
+            base_url: None,
+            key: None,
+            max_tokens: None,
+            context_window: None,
+            price: None,
+            limits: Limits::default(),
+        }
     }
 
     /// The base URL, the provider's default when none is set.
@@ -157,6 +170,20 @@ impl ModelConfig {
         }
         if let Some(price) = &self.price {
             price.check()?;
+        }
+        if let Some(window) = self.context_window {
+            if u64::from(window) < crate::window::MIN_WINDOW || u64::from(window) > crate::window::MAX_WINDOW {
+                return Err(format!(
+                    "a context window of {window} tokens cannot be right: give a number from {} to {} (the model's documentation says it)",
+                    crate::window::MIN_WINDOW,
+                    crate::window::MAX_WINDOW
+                ));
+            }
+            if let Some(reply) = self.max_tokens.filter(|reply| *reply >= window) {
+                return Err(format!(
+                    "the most tokens a reply may take ({reply}) must be less than the context window ({window} tokens): the prompt needs room too"
+                ));
+            }
         }
         Ok(())
     }

@@ -54,7 +54,7 @@ pub(crate) struct Asked {
     pub(crate) messages: Vec<Message>,
     schema: Option<OutputSchema>,
     model: Option<ModelSpec>,
-    signals: Vec<String>,
+    signals: Vec<crewgraph_engine::run::Ending>,
 }
 
 /// A model that keeps every request it is asked, then lets `inner` answer.

@@ -95,6 +95,9 @@ pub struct AgentFile {
     /// The most of the history (in estimated tokens) this agent is shown.
     #[ts(as = "Option<u32>")]
     pub context_budget: Option<Spanned<u32>>,
+    /// The most tokens one of its replies may take (default: its model's setting).
+    #[ts(as = "Option<u32>")]
+    pub max_tokens: Option<Spanned<u32>>,
 }
 
 /// The Go engine's `primary:` / `backup:` model block.

@@ -20,9 +20,9 @@ use futures_util::FutureExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::context::{self, Bounds, Fitter};
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
-use super::history;
-use super::llm::{LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
+use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
 use super::loops;
 use super::message::{Message, Role};
 use super::prompt;
@@ -221,6 +221,10 @@ pub(crate) struct Run<'a> {
     pub(crate) workflow: Vec<WorkflowStep>,
     /// `scoring`: the agent the person asked for, if any.
     requested: Option<AgentId>,
+    /// Fits each call into its model's context window.
+    pub(crate) fitter: Arc<Fitter>,
+    /// Where each agent's view of the history started last time (1 = all of it).
+    starts: HashMap<AgentId, usize>,
 }
 
 /// What of the run an agent is shown besides its system prompt.
@@ -241,8 +245,8 @@ pub(crate) enum Sees {
 struct AgentSetup {
     system: Arc<str>,
     tools: Arc<[ToolSpec]>,
-    /// The signals its replies may end with (empty without signal instructions).
-    signals: Arc<[String]>,
+    /// How its replies may end (empty without signal instructions).
+    signals: Arc<[Ending]>,
     model: Option<Arc<ModelSpec>>,
     /// The Go engine's `backup:` model, tried once when a call to `model` fails.
     backup: Option<Arc<ModelSpec>>,
@@ -281,6 +285,8 @@ impl<'a> Run<'a> {
             setups: HashMap::new(),
             decider,
             workflow: Vec::new(),
+            fitter: Arc::new(Fitter::new(deps.llm.clone())),
+            starts: HashMap::new(),
         }
     }
 
@@ -580,38 +586,61 @@ impl<'a> Run<'a> {
                 backup: agent.backup.clone().map(Arc::new),
             })
             .clone();
-        let budget = agent.context_budget.or(self.crew.settings.context_budget);
+        let mut bounds =
+            Bounds { budget: agent.context_budget.or(self.crew.settings.context_budget), max_tokens: agent.max_tokens, squeeze: None };
         let mut rounds = 0;
         let mut used = None;
+        let mut asked_again = false;
         loop {
             // The history is lent to the request for the call (nothing else reads it
             // meanwhile), so a call costs the same however long the run is.
             let history = std::mem::take(&mut self.history);
-            let (messages, dropped) = history::visible(&history[from..], &setup.system, budget);
-            if dropped > 0 {
-                self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped });
+            let start = self.starts.get(agent_id).copied().unwrap_or(1);
+            let fit = match self.fitter.fit(setup.model.as_deref(), &setup.system, &history[from..], bounds, start).await {
+                Ok(fit) => fit,
+                Err(unfit) => {
+                    self.history = history;
+                    self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}': {unfit}")));
+                    return None;
+                }
+            };
+            self.starts.insert(agent_id.clone(), fit.start);
+            if fit.dropped > 0 {
+                self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped: fit.dropped });
             }
             let request = LlmRequest {
                 model: setup.model.as_deref(),
                 tools: &setup.tools,
                 temperature: agent.temperature,
+                max_tokens: agent.max_tokens,
                 signals: &setup.signals,
-                ..LlmRequest::new(agent_id, &setup.system, messages)
+                ..LlmRequest::new(agent_id, &setup.system, fit.messages)
             };
             let mut result = self.call(&request).await;
             if let (Err(error), Some(backup)) = (&result, &setup.backup) {
-                if *error != LlmError::Cancelled {
+                if !matches!(error, LlmError::Cancelled | LlmError::ContextOverflow(_)) {
                     self.event(EventKind::Warning {
                         message: format!("{agent_id}'s model failed ({error}); trying its backup model {backup}"),
                     });
                     result = self.call(&LlmRequest { model: Some(backup), ..request }).await;
                 }
             }
+            let sent = fit.tokens.unwrap_or_else(|| context::estimated(&setup.system, fit.messages));
+            let (dropped, seen) = (fit.dropped, fit.messages.len());
             self.history = history;
             let reply = match result {
                 Ok(reply) => reply,
                 Err(LlmError::Cancelled) => {
                     self.finish(RunStatus::Cancelled, None);
+                    return None;
+                }
+                Err(LlmError::ContextOverflow(said)) if bounds.squeeze.is_none() => {
+                    self.event(EventKind::Warning { message: context::squeezing(agent_id, &said) });
+                    bounds.squeeze = Some(sent / 3 * 2);
+                    continue;
+                }
+                Err(LlmError::ContextOverflow(said)) => {
+                    self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}': {}", context::overflow(dropped, seen, &said))));
                     return None;
                 }
                 Err(error) => {
@@ -620,6 +649,11 @@ impl<'a> Run<'a> {
                 }
             };
             used = Usage::add(used, reply.usage);
+            if reply.is_empty() && !asked_again {
+                asked_again = true;
+                self.event(EventKind::Warning { message: asked_again_words(agent_id) });
+                continue;
+            }
             if reply.tool_calls.is_empty() || rounds >= self.crew.settings.max_tool_rounds {
                 if !reply.tool_calls.is_empty() {
                     self.event(EventKind::Warning {
@@ -703,6 +737,11 @@ impl<'a> Run<'a> {
             self.snapshot.current_agent = group.next_agent.clone().unwrap_or_else(|| emitter.clone());
         }
     }
+}
+
+/// The warning when an agent's reply was empty and it is asked once more.
+pub(crate) fn asked_again_words(agent: &AgentId) -> String {
+    format!("{agent} wrote an empty reply; it is asked once more")
 }
 
 /// What a caught panic said, when it said it as text.

@@ -43,18 +43,40 @@ pub struct LlmRequest<'a> {
     pub messages: Visible<'a>,
     pub tools: &'a [ToolSpec],
     pub temperature: Option<f64>,
-    /// The bracket signals the reply may end with (`[QUESTION]`). A provider that
-    /// can constrain its output (the local model) makes the reply end with one of
-    /// them; others rely on the instructions in `system`. Empty = no constraint.
-    pub signals: &'a [String],
+    /// The most tokens the reply may take; None = the model's own setting.
+    pub max_tokens: Option<u32>,
+    /// How the reply may end so that one of the agent's rules matches. A provider
+    /// that can constrain its output (the local model) makes the reply end with one
+    /// of them; others rely on the instructions in `system`. Empty = no constraint.
+    pub signals: &'a [Ending],
     /// When set, the answer is one JSON value of this schema, as text.
     pub schema: Option<&'a OutputSchema>,
+}
+
+/// One way a reply may end so that a rule of its agent matches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// A bracket signal, written as it is (`[QUESTION]`).
+    Signal(String),
+    /// A last line that a pattern signal's regular expression matches
+    /// (`^READY_FOR_REVIEW:\s*(\S+)`, written `READY_FOR_REVIEW: T-42`).
+    Line(String),
+}
+
+/// How much one call to a model can hold, prompt and reply together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContextWindow {
+    /// Tokens of the prompt and the reply together.
+    pub tokens: u32,
+    /// The most tokens a reply takes when the request sets none (the model's
+    /// `max_tokens`); None = the provider's default.
+    pub reply: Option<u32>,
 }
 
 impl<'a> LlmRequest<'a> {
     /// A request from `agent` with its system prompt and messages, and nothing else.
     pub fn new(agent: &'a AgentId, system: &'a str, messages: Visible<'a>) -> Self {
-        LlmRequest { agent, model: None, system, messages, tools: &[], temperature: None, signals: &[], schema: None }
+        LlmRequest { agent, model: None, system, messages, tools: &[], temperature: None, max_tokens: None, signals: &[], schema: None }
     }
 }
 
@@ -96,6 +118,14 @@ pub struct LlmReply {
     pub usage: Option<Usage>,
 }
 
+impl LlmReply {
+    /// True when the reply says nothing and calls no tool (a small model sometimes
+    /// stops at once): such a reply is asked for again, once.
+    pub fn is_empty(&self) -> bool {
+        self.content.trim().is_empty() && self.tool_calls.is_empty()
+    }
+}
+
 /// Why a call failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LlmError {
@@ -111,6 +141,11 @@ pub enum LlmError {
     /// The call was cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// The model's server refused the request as longer than its context window
+    /// (OpenAI's `context_length_exceeded`, llama.cpp's "exceeds the available
+    /// context size", Anthropic's "prompt is too long"): the provider's own words.
+    #[error("{0}")]
+    ContextOverflow(String),
 }
 
 /// Receives a reply's text as it streams.
@@ -123,6 +158,23 @@ pub trait LlmClient: Send + Sync {
     /// returning the whole reply. Must stop promptly (with [`LlmError::Cancelled`])
     /// once `cancel` fires.
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError>;
+
+    /// The context window of the model `model` names (None = the default model):
+    /// what its server reports, what is known of it, or what the person set. None
+    /// when nothing is known; then only a crew's `context_budget` trims the history.
+    /// Called before every call: answer from memory after the first time.
+    async fn context_window(&self, model: Option<&ModelSpec>) -> Option<ContextWindow> {
+        let _ = model;
+        None
+    }
+
+    /// How many tokens each of `texts` takes for the model `model` names, counted by
+    /// its own tokenizer where its server has one (llama.cpp's `/tokenize`). None
+    /// when it cannot count: the engine then estimates, erring on the large side.
+    async fn count_tokens(&self, model: Option<&ModelSpec>, texts: &[&str]) -> Option<Vec<u32>> {
+        let _ = (model, texts);
+        None
+    }
 }
 
 #[cfg(test)]

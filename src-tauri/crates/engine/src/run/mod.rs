@@ -5,11 +5,13 @@
 //! [`store::RunStore`] (persistence), [`sink::EventSink`] (live events),
 //! [`time::Clock`] and [`time::IdSource`] (so traces are byte-stable in tests).
 //! Everything a run does is a [`event::RunEvent`]; its history is a list of
-//! [`message::Message`]s. Under the `llm` and `gatekeeper` strategies a
+//! [`message::Message`]s, fit into each model's context window before every call
+//! (`context`). Under the `llm` and `gatekeeper` strategies a
 //! [`crate::routing::decider::RouteDecider`] decides after each turn (the
 //! gatekeeper's comes in through [`RunDeps`]).
 
 pub mod calculator;
+mod context;
 pub mod driver;
 pub mod event;
 pub mod history;
@@ -27,7 +29,7 @@ pub mod tools;
 
 pub use driver::{resume_run, start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
-pub use llm::{LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};
+pub use llm::{ContextWindow, Ending, LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};
 pub use memory::MemoryStore;
 pub use message::{Message, Role, ToolCall};
 pub use sink::{CollectingSink, EventSink, NullSink};

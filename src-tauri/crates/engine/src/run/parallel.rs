@@ -16,9 +16,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::driver::{Run, TOKEN_WINDOW};
+use super::context::{self, Bounds, Fitter};
+use super::driver::{asked_again_words, Run, TOKEN_WINDOW};
 use super::event::{EventKind, RunStatus};
-use super::history;
 use super::llm::{LlmError, LlmRequest, Usage};
 use super::message::{Message, ToolCall};
 use super::tools::Tools;
@@ -28,6 +28,7 @@ use crate::crew::{Agent, ParallelGroup};
 enum Update {
     Started,
     Token(String),
+    Trimmed(u32),
     ToolCall(ToolCall),
     ToolResult(String, String),
     Warning(String),
@@ -58,7 +59,12 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
                 history: run.history.clone(),
                 llm: run.deps.llm.clone(),
                 tools: run.tools.clone(),
-                budget: agent.context_budget.or(crew.settings.context_budget),
+                fitter: run.fitter.clone(),
+                bounds: Bounds {
+                    budget: agent.context_budget.or(crew.settings.context_budget),
+                    max_tokens: agent.max_tokens,
+                    squeeze: None,
+                },
                 max_rounds: crew.settings.max_tool_rounds,
                 tx: tx.clone(),
                 cancel: stop.clone(),
@@ -160,6 +166,7 @@ impl Progress {
                 self.flush(run, members, i);
                 run.event(EventKind::ToolCall { agent, name: call.name, arguments: call.arguments });
             }
+            Update::Trimmed(dropped) => run.event(EventKind::HistoryTrimmed { agent, dropped }),
             Update::ToolResult(name, result) => run.event(EventKind::ToolResult { agent, name, result }),
             Update::Warning(message) => run.event(EventKind::Warning { message }),
         }
@@ -181,7 +188,8 @@ struct Member<'a> {
     history: Vec<Message>,
     llm: std::sync::Arc<dyn super::llm::LlmClient>,
     tools: Tools,
-    budget: Option<u32>,
+    fitter: std::sync::Arc<Fitter>,
+    bounds: Bounds,
     max_rounds: u32,
     tx: mpsc::UnboundedSender<(usize, Update)>,
     cancel: CancellationToken,
@@ -199,13 +207,23 @@ impl Member<'_> {
         let model = self.agent.model_spec();
         let mut rounds = 0;
         let mut used = None;
+        let mut asked_again = false;
+        let mut start = 1;
         loop {
-            let (messages, _) = history::visible(&self.history, &system, self.budget);
+            let fit = match self.fitter.fit(model.as_ref(), &system, &self.history, self.bounds, start).await {
+                Ok(fit) => fit,
+                Err(unfit) => return Ended::Failed(unfit.to_string()),
+            };
+            start = fit.start;
+            if fit.dropped > 0 {
+                self.say(Update::Trimmed(fit.dropped));
+            }
             let request = LlmRequest {
                 model: model.as_ref(),
                 tools: &specs,
                 temperature: self.agent.temperature,
-                ..LlmRequest::new(&self.agent.id, &system, messages)
+                max_tokens: self.agent.max_tokens,
+                ..LlmRequest::new(&self.agent.id, &system, fit.messages)
             };
             let tx = self.tx.clone();
             let index = self.index;
@@ -215,9 +233,21 @@ impl Member<'_> {
             let reply = match self.llm.complete(&request, &on_token, &self.cancel).await {
                 Ok(reply) => reply,
                 Err(LlmError::Cancelled) => return Ended::Cancelled,
+                Err(LlmError::ContextOverflow(said)) if self.bounds.squeeze.is_none() => {
+                    self.say(Update::Warning(context::squeezing(&self.agent.id, &said)));
+                    let sent = fit.tokens.unwrap_or_else(|| context::estimated(&system, fit.messages));
+                    self.bounds.squeeze = Some(sent / 3 * 2);
+                    continue;
+                }
+                Err(LlmError::ContextOverflow(said)) => return Ended::Failed(context::overflow(fit.dropped, fit.messages.len(), &said)),
                 Err(error) => return Ended::Failed(error.to_string()),
             };
             used = Usage::add(used, reply.usage);
+            if reply.is_empty() && !asked_again {
+                asked_again = true;
+                self.say(Update::Warning(asked_again_words(&self.agent.id)));
+                continue;
+            }
             if reply.tool_calls.is_empty() || rounds >= self.max_rounds {
                 return Ended::Replied(reply.content, used);
             }

@@ -3,6 +3,7 @@
 //! to its system prompt, so a person who draws an edge never has to edit a prompt;
 //! and the reminder `on_no_signal: reprompt` sends after a reply without a signal.
 
+use super::llm::Ending;
 use crate::crew::{Crew, Rule, Target};
 use crate::signal::{Behavior, SignalDef};
 
@@ -34,17 +35,22 @@ pub fn signal_instructions(crew: &Crew, agent: &str) -> Option<String> {
     Some(text)
 }
 
-/// The bracket signals `agent` may end a reply with, as written (`[QUESTION]`), for
-/// a model that can be made to end with one of them. Empty when a rule is a pattern
-/// signal (a line to write, which no fixed list covers) or the agent has no rules.
-pub fn ending_signals(crew: &Crew, agent: &str) -> Vec<String> {
-    let rules = crew.rules_of(agent);
-    if rules.iter().any(|rule| rule.signal_index.and_then(|i| crew.signals.get(i).pattern.as_ref()).is_some()) {
-        return Vec::new();
+/// How `agent`'s replies may end so that one of its rules matches, for a model that
+/// can be made to end with one of them: its bracket signals as written
+/// (`[QUESTION]`) and its pattern signals as the line their pattern matches. Empty
+/// when the agent has no rules.
+pub fn ending_signals(crew: &Crew, agent: &str) -> Vec<Ending> {
+    let mut endings: Vec<Ending> = Vec::new();
+    for rule in crew.rules_of(agent) {
+        let ending = match rule.signal_index.and_then(|i| crew.signals.get(i).pattern.as_ref()) {
+            Some(pattern) => Ending::Line(pattern.as_str().to_owned()),
+            None => Ending::Signal(rule.signal.to_string()),
+        };
+        if !endings.contains(&ending) {
+            endings.push(ending);
+        }
     }
-    let mut signals: Vec<String> = rules.iter().map(|rule| rule.signal.to_string()).collect();
-    signals.dedup();
-    signals
+    endings
 }
 
 /// The reminder after a reply without a signal (`on_no_signal: reprompt`).
@@ -146,7 +152,11 @@ routing:
         assert!(prompt.contains("- [END]: The work is finished (ends the work)"), "{prompt}");
         assert_eq!(system_prompt(&crew, "s"), "", "an agent without rules gets no instructions");
         assert!(reminder(&crew, "t").ends_with("one of: [QUESTION], a line `READY_FOR_REVIEW: <value>`, [END]."));
-        assert!(ending_signals(&crew, "t").is_empty(), "a pattern signal cannot be listed");
+        assert_eq!(
+            ending_signals(&crew, "t"),
+            [Ending::Signal("[QUESTION]".into()), Ending::Line(r"^READY_FOR_REVIEW:\s*(\S+)".into()), Ending::Signal("[END]".into())],
+            "a pattern signal ends the reply as the line it matches"
+        );
         assert!(ending_signals(&crew, "s").is_empty());
     }
 
@@ -164,7 +174,7 @@ routing:
         )
         .crew
         .unwrap();
-        assert_eq!(ending_signals(&crew, "t"), ["[QUESTION]", "[END]"]);
+        assert_eq!(ending_signals(&crew, "t"), [Ending::Signal("[QUESTION]".into()), Ending::Signal("[END]".into())]);
     }
 
     #[test]

@@ -185,6 +185,7 @@ fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec
             is_terminal: file.is_terminal.unwrap_or(false),
             wait_for_signal: file.wait_for_signal.unwrap_or(false),
             context_budget: file.context_budget.as_ref().map(|b| **b).filter(|b| *b > 0),
+            max_tokens: file.max_tokens.as_ref().map(|m| **m).filter(|m| *m > 0),
             runtime: item.runtime,
         });
         spans.push(*id.span());

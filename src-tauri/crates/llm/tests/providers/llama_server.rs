@@ -23,7 +23,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crewgraph_engine::run::history::Visible;
-use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, Message};
+use crewgraph_engine::run::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, Message};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::{AnthropicClient, Limits, LocalModel, LocalPaths, LocalServer, OpenAiClient};
 use tokio_util::sync::CancellationToken;
@@ -241,7 +241,7 @@ async fn the_local_model_ends_every_reply_with_one_of_the_signals() {
     }
     bounded(async {
         let agent = AgentId::from("teacher");
-        let signals = ["[QUESTION]".to_owned(), "[END]".to_owned()];
+        let signals = [Ending::Signal("[QUESTION]".to_owned()), Ending::Signal("[END]".to_owned())];
         let system = "You are a teacher. Ask the student one short arithmetic question, then write [QUESTION]. \
                       When the lesson is over, write [END].";
         let mut history = vec![Message::user("Start the lesson.")];
@@ -250,7 +250,7 @@ async fn the_local_model_ends_every_reply_with_one_of_the_signals() {
             let streamed = complete(&model, &request).await;
             let reply = streamed.reply();
             assert!(
-                signals.iter().any(|signal| reply.content.ends_with(signal.as_str())),
+                ["[QUESTION]", "[END]"].iter().any(|signal| reply.content.ends_with(signal)),
                 "reply {turn} ends with a signal: {:?}",
                 reply.content
             );
@@ -258,6 +258,49 @@ async fn the_local_model_ends_every_reply_with_one_of_the_signals() {
             history.push(Message::agent(&agent, reply.content.clone()));
             history.push(Message::user(format!("student: I think the answer is {turn}.")));
         }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_local_model_ends_with_a_line_signal_carrying_its_payload() {
+    let model = LocalModel::new();
+    if let Err(missing) = model.available() {
+        panic!("{missing}");
+    }
+    bounded(async {
+        let agent = AgentId::from("developer");
+        let patterns = [r"^READY_FOR_REVIEW:\s*(\S+)", "^SEEKING_CLARIFICATION$"];
+        let endings: Vec<Ending> = patterns.iter().map(|p| Ending::Line((*p).to_owned())).collect();
+        let matchers: Vec<regex::Regex> = patterns.iter().map(|p| regex::Regex::new(&format!("(?m){p}")).unwrap()).collect();
+        let system = "You implement the task and describe the change. When it is ready, end with a line \
+                      READY_FOR_REVIEW: <task id>. If the request is unclear, end with the line SEEKING_CLARIFICATION.";
+        let history = [Message::user("Task T-7: add a logout button to the header.")];
+        for turn in 1..=2 {
+            let request = LlmRequest { signals: &endings, max_tokens: Some(96), ..LlmRequest::new(&agent, system, Visible::all(&history)) };
+            let reply = complete(&model, &request).await.reply().content.clone();
+            let last = reply.lines().last().unwrap_or_default();
+            assert!(matchers.iter().any(|m| m.is_match(last)), "reply {turn} ends with a line a pattern matches: {reply:?}");
+            if let Some(found) = matchers[0].captures(last) {
+                assert!(!found[1].is_empty(), "the payload is there: {last:?}");
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_local_model_reports_its_window_and_counts_tokens() {
+    let model = LocalModel::new();
+    if let Err(missing) = model.available() {
+        panic!("{missing}");
+    }
+    bounded(async {
+        let window = model.context_window(None).await.expect("the server says its context");
+        assert!(window.tokens >= 4096, "a slot holds what SmolLM2 was trained for (8,192), memory allowing: {window:?}");
+        let counts = model.count_tokens(None, &["Hello there", "", "Kết Thúc"]).await.expect("llama-server counts tokens");
+        assert_eq!(counts.len(), 3);
+        assert!(counts[0] >= 2 && counts[1] == 0 && counts[2] >= 3, "{counts:?}");
     })
     .await;
 }
