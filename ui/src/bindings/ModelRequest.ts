@@ -26,6 +26,11 @@ key_name?: string,
  */
 max_tokens?: number, 
 /**
+ * The tokens one request may hold, prompt and reply together (default: what
+ * its server reports, or what is known of the model).
+ */
+context_window?: number, 
+/**
  * Its price in US dollars per million tokens read (with `output_price`), so
  * runs say what they cost.
  */

@@ -11,10 +11,12 @@ import type { CrewYaml } from "./CrewYaml";
 import type { EditableCrew } from "./EditableCrew";
 import type { ExportCrew } from "./ExportCrew";
 import type { ExportRun } from "./ExportRun";
+import type { FoundServer } from "./FoundServer";
 import type { ImportRecording } from "./ImportRecording";
 import type { ListModels } from "./ListModels";
 import type { MatchResult } from "./MatchResult";
 import type { MatchSignal } from "./MatchSignal";
+import type { ModelCheck } from "./ModelCheck";
 import type { ModelView } from "./ModelView";
 import type { Nothing } from "./Nothing";
 import type { PutModel } from "./PutModel";
@@ -33,6 +35,7 @@ import type { RuntimeAgentView } from "./RuntimeAgentView";
 import type { SaveCrew } from "./SaveCrew";
 import type { SavedCrew } from "./SavedCrew";
 import type { SetApiKey } from "./SetApiKey";
+import type { SetModelServers } from "./SetModelServers";
 import type { StartRun } from "./StartRun";
 import type { TypeReply } from "./TypeReply";
 import type { Validation } from "./Validation";
@@ -88,6 +91,14 @@ export type Operations = {
   remove_model: { request: WhichModel; answer: void; errors: "not_found" | "store" | "invalid_input" };
   /** Makes a model the default */
   set_default_model: { request: WhichModel; answer: void; errors: "not_found" | "store" | "invalid_input" };
+  /** Asks a model whether it answers, its context window, streaming, tool calling, structured output and speed */
+  check_model: { request: WhichModel; answer: ModelCheck; errors: "not_found" | "store" | "invalid_input" };
+  /** The model servers (Ollama, LM Studio, llama.cpp, vLLM, Jan, LocalAI) running where they are looked for */
+  discover_models: { request: Nothing; answer: Array<FoundServer>; errors: "store" | "invalid_input" };
+  /** The addresses (host:port) where model servers are looked for */
+  model_servers: { request: Nothing; answer: Array<string>; errors: "store" | "invalid_input" };
+  /** Sets the addresses where model servers are looked for */
+  set_model_servers: { request: SetModelServers; answer: void; errors: "store" | "invalid_input" };
   /** Keeps an API key in the OS keyring */
   set_api_key: { request: SetApiKey; answer: void; errors: "io" | "invalid_input" };
   /** Forgets an API key kept in the OS keyring; false when there was none */
@@ -149,6 +160,10 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   put_model: { method: "PUT", path: "/models/{name}", status: 204 },
   remove_model: { method: "DELETE", path: "/models/{name}", status: 204 },
   set_default_model: { method: "POST", path: "/models/{name}/default", status: 204 },
+  check_model: { method: "POST", path: "/models/{name}/check", status: 200 },
+  discover_models: { method: "GET", path: "/model-servers/found", status: 200 },
+  model_servers: { method: "GET", path: "/model-servers", status: 200 },
+  set_model_servers: { method: "PUT", path: "/model-servers", status: 204 },
   set_api_key: null,
   remove_api_key: null,
   list_runs: { method: "GET", path: "/runs", status: 200 },

@@ -6,7 +6,9 @@
 //!
 //! `cargo bench -p crewgraph --bench local_crews` (needs `scripts/setup-local-model.sh`).
 //! `LOCAL_CREWS_RUNS` runs each crew that many times (default 1): a 135M model's
-//! choices vary from run to run, so more runs show the spread.
+//! choices vary from run to run, so more runs show the spread. `LOCAL_CREWS_BEFORE`
+//! names another `crewgraph` binary (an older build) to run too, crew by crew in
+//! turn with this one, so both are measured in the same minutes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,20 +29,23 @@ const CREWS: &[(&str, &str)] = &[
 fn main() {
     let runs: usize = std::env::var("LOCAL_CREWS_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(1).max(1);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-    let cli = PathBuf::from(env!("CARGO_BIN_EXE_crewgraph"));
+    let mut clis = vec![("now", PathBuf::from(env!("CARGO_BIN_EXE_crewgraph")))];
+    if let Some(before) = std::env::var_os("LOCAL_CREWS_BEFORE") {
+        clis.insert(0, ("before", PathBuf::from(before)));
+    }
     let scratch = std::env::temp_dir().join(format!("crewgraph-local-crews-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
-    println!("| crew | run | status | wall | turns | tokens read / written | handoffs | trimmed |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| crew | build | run | status | wall | turns | tokens read / written | handoffs | trimmed |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (crew, input) in CREWS {
         let path = repo.join("crews").join(crew);
         if !path.exists() {
             continue;
         }
-        for run in 1..=runs {
-            let db = scratch.join(format!("{crew}-{run}.db"));
+        for (run, (build, cli)) in (1..=runs).flat_map(|run| clis.iter().map(move |cli| (run, cli))) {
+            let db = scratch.join(format!("{crew}-{build}-{run}.db"));
             let started = Instant::now();
-            let output = Command::new(&cli)
+            let output = Command::new(cli)
                 .arg("run")
                 .arg(&path)
                 .args(["--input", input, "--json", "--db"])
@@ -51,7 +56,7 @@ fn main() {
             let wall = started.elapsed();
             let figures = Figures::of(&String::from_utf8_lossy(&output.stdout));
             println!(
-                "| {crew} | {run} | {} | {:.1} s | {} | {} / {} | {} | {} |",
+                "| {crew} | {build} | {run} | {} | {:.1} s | {} | {} / {} | {} | {} |",
                 figures.status.as_deref().unwrap_or("(no end: see stderr)"),
                 wall.as_secs_f64(),
                 figures.turns,
@@ -61,7 +66,7 @@ fn main() {
                 figures.trimmed
             );
             if figures.status.as_deref() == Some("failed") {
-                println!("|   | error | {} | | | | | |", figures.error.unwrap_or_default().replace('|', "/"));
+                println!("|   |   | error | {} | | | | | |", figures.error.unwrap_or_default().replace('|', "/"));
             }
         }
     }

@@ -103,6 +103,8 @@ impl AnthropicClient {
         if let Some(schema) = request.schema {
             tools.push(json!({"name": schema.name, "description": schema.description, "input_schema": schema.schema}));
             body["tool_choice"] = json!({"type": "tool", "name": schema.name});
+        } else if request.require_tool && !tools.is_empty() {
+            body["tool_choice"] = json!({"type": "any"});
         }
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools);

@@ -108,6 +108,27 @@ pub fn context_overflow(body: &str) -> bool {
     .any(|words| lower.contains(words))
 }
 
+/// The window an overflow answer says the model has: llama.cpp's `n_ctx`, or the
+/// number in "available context size (4096 tokens)", "maximum context length is
+/// 128000 tokens", "> 200000 maximum".
+pub fn context_limit(body: &str) -> Option<u32> {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
+        if let Some(n_ctx) = value.pointer("/error/n_ctx").and_then(serde_json::Value::as_u64) {
+            return crate::window::sane(n_ctx);
+        }
+    }
+    let lower = body.to_lowercase();
+    let number_after = |words: &str| -> Option<u64> {
+        let rest = &lower[lower.find(words)? + words.len()..];
+        let digits: String = rest.trim_start_matches([' ', '(', ':']).chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    ["available context size", "maximum context length is", "tokens > "]
+        .iter()
+        .find_map(|words| number_after(words))
+        .and_then(crate::window::sane)
+}
+
 /// `host:port` of `url`, for messages (never its credentials or query).
 fn place(url: &str) -> String {
     match reqwest::Url::parse(url) {
@@ -192,6 +213,15 @@ mod tests {
             assert!(context_overflow(body), "{body}");
         }
         assert!(!context_overflow(r#"{"error":{"message":"Invalid API key"}}"#));
+        assert_eq!(
+            context_limit(
+                r#"{"error":{"message":"request (4319 tokens) exceeds the available context size (4096 tokens), try increasing it","n_ctx":4096}}"#
+            ),
+            Some(4096)
+        );
+        assert_eq!(context_limit("This model's maximum context length is 128000 tokens. However…"), Some(128_000));
+        assert_eq!(context_limit("prompt is too long: 208015 tokens > 200000 maximum"), Some(200_000));
+        assert_eq!(context_limit("request exceeds the available context size (0 tokens)"), None, "an unbelievable window says nothing");
         assert!(!context_overflow("model 'x' not found"));
     }
 

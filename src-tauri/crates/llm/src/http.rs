@@ -223,7 +223,7 @@ impl Transport {
         let message = provider_message(body);
         if failure::context_overflow(body) {
             return match self.error(message) {
-                LlmError::Failed(text) => LlmError::ContextOverflow(text),
+                LlmError::Failed(said) => LlmError::ContextOverflow { said, window: failure::context_limit(body) },
                 other => other,
             };
         }

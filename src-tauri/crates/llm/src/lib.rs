@@ -19,12 +19,16 @@
 //! with backoff honouring `Retry-After`, cancellation, the provider's own error
 //! message); [`chat`], a run's history as one agent's conversation; [`settings`],
 //! the named models; [`window`], each model's context window; [`keys`], API keys from the OS keyring or the environment; and
-//! [`models`], which answers each call with the model the agent names.
+//! [`models`], which answers each call with the model the agent names; [`check`],
+//! what a model can do, found out by asking it; [`discover`], the model servers
+//! already running on this computer.
 //!
 //! The engine never depends on this crate; the binaries wire a provider in.
 
 pub mod anthropic;
 pub mod chat;
+pub mod check;
+pub mod discover;
 pub mod failure;
 pub mod grammar;
 pub mod http;

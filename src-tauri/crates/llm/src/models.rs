@@ -19,7 +19,7 @@ use crate::keys;
 use crate::local::{LocalModel, MODEL_NAME};
 use crate::openai::OpenAiClient;
 use crate::settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
-use crate::window::{self, ServerFacts, ServerKind};
+use crate::window::{self, ServerFacts, ServerKind, Source};
 
 /// Every configured model behind one [`LlmClient`].
 pub struct Models {
@@ -89,6 +89,28 @@ impl Models {
         };
         let headers = bearer(config);
         cell.get_or_init(|| window::ask_server(&self.http, config.base_url(), &headers, &config.model)).await.clone()
+    }
+
+    /// The context window of the model `spec` names, and where it came from: the
+    /// person set it, its server reported it, or it is known by the model's name.
+    pub async fn window_of(&self, spec: Option<&ModelSpec>) -> Option<(u32, Source)> {
+        let spec = self.chosen.as_ref().or(spec);
+        match self.settings.resolve(spec).ok()? {
+            Resolved::Local => {
+                let window = self.local.context_window(None).await?;
+                Some((window.tokens, Source::Server(ServerKind::LlamaCpp)))
+            }
+            Resolved::Remote(_, config) => {
+                if let Some(set) = config.context_window {
+                    return Some((set, Source::Set));
+                }
+                let facts = self.facts(&config).await;
+                match (facts.window, facts.kind) {
+                    (Some(tokens), Some(kind)) => Some((tokens, Source::Server(kind))),
+                    _ => window::known(&config.model).map(|tokens| (tokens, Source::Known)),
+                }
+            }
+        }
     }
 
     /// The client for `spec`, and its model's price when one is set.
@@ -169,17 +191,14 @@ impl LlmClient for Models {
     /// known for the model's name.
     async fn context_window(&self, model: Option<&ModelSpec>) -> Option<ContextWindow> {
         let spec = self.chosen.as_ref().or(model);
-        match self.settings.resolve(spec).ok()? {
-            Resolved::Local => self.local.context_window(None).await,
+        let (tokens, _) = self.window_of(spec).await?;
+        let reply = match self.settings.resolve(spec).ok()? {
+            Resolved::Local => return self.local.context_window(None).await,
             Resolved::Remote(_, config) => {
-                let tokens = match config.context_window {
-                    Some(set) => set,
-                    None => self.facts(&config).await.window.or_else(|| window::known(&config.model))?,
-                };
-                let reply = config.max_tokens.or((config.provider == Provider::Anthropic).then_some(crate::anthropic::DEFAULT_MAX_TOKENS));
-                Some(ContextWindow { tokens, reply })
+                config.max_tokens.or((config.provider == Provider::Anthropic).then_some(crate::anthropic::DEFAULT_MAX_TOKENS))
             }
-        }
+        };
+        Some(ContextWindow { tokens, reply })
     }
 
     /// Counted by the local model, or by a llama.cpp server's `/tokenize`.

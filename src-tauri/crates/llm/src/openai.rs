@@ -99,6 +99,9 @@ impl OpenAiClient {
                 .iter()
                 .map(|tool| json!({"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters}}))
                 .collect();
+            if request.require_tool {
+                body["tool_choice"] = json!("required");
+            }
         }
         if let Some(schema) = request.schema {
             body["response_format"] = json!({

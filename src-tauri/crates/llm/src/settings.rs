@@ -198,6 +198,9 @@ pub struct ModelSettings {
     pub default: Option<String>,
     #[serde(default)]
     pub models: BTreeMap<String, ModelConfig>,
+    /// What the last check of each model found (`local` included), by its name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub checks: BTreeMap<String, crate::check::ModelCheck>,
 }
 
 /// What a model reference comes to.

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use crewgraph_engine::run::{LlmClient, StoreError};
 use crewgraph_engine::Crew;
+use crewgraph_llm::check::{self, ModelCheck};
+use crewgraph_llm::discover::{self, FoundServer};
 use crewgraph_llm::keys;
 use crewgraph_llm::local::MODEL_NAME;
 use crewgraph_llm::settings::{masked_url, ModelConfig, ModelSettings, Price, Provider};
@@ -65,6 +67,18 @@ pub struct ModelView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub output_price: Option<f64>,
+    /// The most tokens a reply may take, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_tokens: Option<u32>,
+    /// Its context window as the person set it (a check says what its server reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context_window: Option<u32>,
+    /// What its last check found (**Check** in Settings, `crewgraph models check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub check: Option<ModelCheck>,
 }
 
 /// A model to add (or replace).
@@ -92,6 +106,11 @@ pub struct ModelRequest {
     #[serde(default)]
     #[ts(optional)]
     pub max_tokens: Option<u32>,
+    /// The tokens one request may hold, prompt and reply together (default: what
+    /// its server reports, or what is known of the model).
+    #[serde(default)]
+    #[ts(optional)]
+    pub context_window: Option<u32>,
     /// Its price in US dollars per million tokens read (with `output_price`), so
     /// runs say what they cost.
     #[serde(default)]
@@ -163,6 +182,8 @@ impl Api {
         config.check().map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
         let mut settings = self.model_settings().await?;
         settings.models.insert(name.to_owned(), config);
+        // What a check found was about the model as it was.
+        settings.checks.remove(name);
         if make_default || settings.default.is_none() {
             settings.default = Some(name.to_owned());
         }
@@ -175,6 +196,7 @@ impl Api {
         if settings.models.remove(name).is_none() {
             return Err(ApiError::new(ApiErrorCode::NotFound, format!("no model named '{name}' is configured")));
         }
+        settings.checks.remove(name);
         if settings.default.as_deref() == Some(name) {
             settings.default = None;
         }
@@ -206,6 +228,7 @@ impl Api {
         config.base_url = request.base_url.filter(|url| !url.trim().is_empty());
         config.key = request.key_name.filter(|key| !key.trim().is_empty());
         config.max_tokens = request.max_tokens;
+        config.context_window = request.context_window;
         config.price =
             Price::from_parts(request.input_price, request.output_price).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
         self.add_model(name, config, request.default.unwrap_or(false)).await
@@ -241,6 +264,9 @@ impl Api {
             problem: if check { local_problem } else { None },
             input_price: None,
             output_price: None,
+            max_tokens: None,
+            context_window: None,
+            check: settings.checks.get("local").cloned(),
         }];
         // Asked all at once: a listing waits for the slowest model, not for their sum.
         let probes = futures_util::future::join_all(settings.models.values().map(|config| async move {
@@ -271,9 +297,73 @@ impl Api {
                 problem,
                 input_price: config.price.map(|p| p.input),
                 output_price: config.price.map(|p| p.output),
+                max_tokens: config.max_tokens,
+                context_window: config.context_window,
+                check: settings.checks.get(name).cloned(),
             });
         }
         Ok(views)
+    }
+
+    /// Asks the model `name` (a configured one, or `local`) what it can do
+    /// ([`crewgraph_llm::check`]), and keeps the answer with it.
+    pub async fn check_model(&self, name: &str) -> Result<ModelCheck, ApiError> {
+        let settings = self.model_settings().await?;
+        if name != "local" && !settings.models.contains_key(name) {
+            return Err(ApiError::new(ApiErrorCode::NotFound, format!("no model named '{name}' is configured")));
+        }
+        let models = Models::new(settings, self.local.clone()).choose(name).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
+        let window = models.window_of(None).await.map(|(tokens, source)| (tokens, source.words()));
+        let found = check::check(Arc::new(models), window).await;
+        // Read again: another change may have landed while the model was asked.
+        let mut settings = self.model_settings().await?;
+        if name == "local" || settings.models.contains_key(name) {
+            settings.checks.insert(name.to_owned(), found.clone());
+            self.save_model_settings(&settings).await?;
+        }
+        Ok(found)
+    }
+
+    /// The addresses (`host:port`) where model servers are looked for.
+    pub async fn model_servers(&self) -> Result<Vec<String>, ApiError> {
+        let Some(store) = &self.settings else { return Ok(discover::DEFAULT_ADDRESSES.iter().map(|a| (*a).to_owned()).collect()) };
+        match store.setting(discover::SETTING).await? {
+            Some(value) => serde_json::from_value(value)
+                .map_err(|e| ApiError::new(ApiErrorCode::Store, format!("the stored model server addresses cannot be read: {e}"))),
+            None => Ok(discover::DEFAULT_ADDRESSES.iter().map(|a| (*a).to_owned()).collect()),
+        }
+    }
+
+    /// Sets the addresses where model servers are looked for (`host:port`, loopback
+    /// or not); an empty list means the usual ones again.
+    pub async fn set_model_servers(&self, addresses: Vec<String>) -> Result<(), ApiError> {
+        let mut checked = Vec::new();
+        for address in addresses {
+            let address = address.trim().trim_start_matches("http://").trim_end_matches('/').to_owned();
+            let valid = address
+                .rsplit_once(':')
+                .is_some_and(|(host, port)| !host.is_empty() && !host.contains('/') && port.parse::<u16>().is_ok_and(|p| p > 0));
+            if !valid {
+                return Err(ApiError::new(
+                    ApiErrorCode::InvalidInput,
+                    format!(
+                        "'{address}' is not an address to look for a model server at: write it as host:port, for example 127.0.0.1:11434"
+                    ),
+                ));
+            }
+            checked.push(address);
+        }
+        let store = self.settings_store()?;
+        if checked.is_empty() {
+            let defaults: Vec<String> = discover::DEFAULT_ADDRESSES.iter().map(|a| (*a).to_owned()).collect();
+            return Ok(store.set_setting(discover::SETTING, &serde_json::json!(defaults)).await?);
+        }
+        Ok(store.set_setting(discover::SETTING, &serde_json::json!(checked)).await?)
+    }
+
+    /// The model servers running at the addresses of [`Api::model_servers`].
+    pub async fn discover_models(&self) -> Result<Vec<FoundServer>, ApiError> {
+        Ok(discover::discover(&self.model_servers().await?).await)
     }
 
     /// The model a run talks to, and what the person should be told about it.

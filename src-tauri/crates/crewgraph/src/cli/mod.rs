@@ -120,8 +120,8 @@ enum Command {
     Models {
         #[command(subcommand)]
         action: Option<ModelsAction>,
-        /// One JSON object per model and line instead of a table.
-        #[arg(long)]
+        /// JSON instead of a table: one object per model (or server) and line.
+        #[arg(long, global = true)]
         json: bool,
         /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
         #[arg(long, value_name = "PATH", global = true)]
@@ -211,6 +211,10 @@ enum ModelsAction {
         /// The most tokens a reply may take.
         #[arg(long, value_name = "N")]
         max_tokens: Option<u32>,
+        /// The tokens one request may hold, prompt and reply together (default: what its
+        /// server reports, or what is known of the model).
+        #[arg(long, value_name = "N")]
+        context_window: Option<u32>,
         /// Its price in US dollars per million tokens read (with --output-price), so runs say what they cost.
         #[arg(long, value_name = "USD")]
         input_price: Option<f64>,
@@ -225,6 +229,17 @@ enum ModelsAction {
     Remove { name: String },
     /// Make a model (or `local`) the default.
     Default { name: String },
+    /// Ask a model (or `local`) what it can do: does it answer, its context window,
+    /// streaming, tool calling, structured output, time to first token, tokens per
+    /// second. The answer is kept with the model (exits 1 when it does not answer).
+    Check { name: String },
+    /// List the model servers running on this computer (Ollama, LM Studio, llama.cpp,
+    /// vLLM, Jan, LocalAI) and their models.
+    Discover {
+        /// Look here instead (host:port, repeatable), for this time only.
+        #[arg(long = "address", value_name = "HOST:PORT")]
+        addresses: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -269,6 +284,8 @@ Examples:
   crewgraph models add fast --provider openai --model llama3.2 --base-url http://localhost:11434/v1
   crewgraph models add smart --provider anthropic --model claude-sonnet-4-5 --default
   crewgraph models default local                            run everything on the built-in local model
+  crewgraph models check fast                               what the model can do: window, tools, structured output, speed
+  crewgraph models discover                                 the model servers running on this computer
 With no model added, every agent runs on the built-in local model (SmolLM2-135M).";
 
 /// The flags `run` and `resume` share.
@@ -334,12 +351,36 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
         Command::Models { action, json, db } => Ok(match action {
             None => models_cmd::list(db.as_deref(), json),
-            Some(ModelsAction::Add { name, provider, model, base_url, key, max_tokens, input_price, output_price, default }) => {
-                let new = models_cmd::NewModel { name, provider, model, base_url, key, max_tokens, input_price, output_price, default };
+            Some(ModelsAction::Add {
+                name,
+                provider,
+                model,
+                base_url,
+                key,
+                max_tokens,
+                context_window,
+                input_price,
+                output_price,
+                default,
+            }) => {
+                let new = models_cmd::NewModel {
+                    name,
+                    provider,
+                    model,
+                    base_url,
+                    key,
+                    max_tokens,
+                    context_window,
+                    input_price,
+                    output_price,
+                    default,
+                };
                 models_cmd::add(db.as_deref(), new)
             }
             Some(ModelsAction::Remove { name }) => models_cmd::remove(db.as_deref(), &name),
             Some(ModelsAction::Default { name }) => models_cmd::set_default(db.as_deref(), &name),
+            Some(ModelsAction::Check { name }) => models_cmd::check(db.as_deref(), &name, json),
+            Some(ModelsAction::Discover { addresses }) => models_cmd::discover(db.as_deref(), addresses, json),
         }),
         Command::Route { crew, query, agent, db } => Ok(agents_cmd::route(&crew, &query, agent.as_deref(), db.as_deref())),
         Command::Agents { action, db } => Ok(match action {

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crewgraph::api::{Api, ModelView};
+use crewgraph_llm::check::ModelCheck;
 use crewgraph_llm::keys::{self, Secret};
 use crewgraph_llm::settings::{ModelConfig, Price, Provider};
 
@@ -23,6 +24,7 @@ pub struct NewModel {
     pub base_url: Option<String>,
     pub key: Option<String>,
     pub max_tokens: Option<u32>,
+    pub context_window: Option<u32>,
     pub input_price: Option<f64>,
     pub output_price: Option<f64>,
     pub default: bool,
@@ -72,6 +74,7 @@ pub fn add(db: Option<&Path>, new: NewModel) -> ExitCode {
         config.base_url = new.base_url;
         config.key = new.key;
         config.max_tokens = new.max_tokens;
+        config.context_window = new.context_window;
         config.price = Price::from_parts(new.input_price, new.output_price)?;
         api.add_model(&new.name, config, new.default).await.map_err(|e| e.to_string())?;
         say!("added model '{}'", new.name);
@@ -142,4 +145,70 @@ pub fn key_status() -> ExitCode {
         say!("{name:<10} {origin}");
     }
     ExitCode::SUCCESS
+}
+
+/// Asks a model what it can do and prints it; exits 1 when it does not answer.
+pub fn check(db: Option<&Path>, name: &str, json: bool) -> ExitCode {
+    with_api(db, async |api| {
+        let found = api.check_model(name).await.map_err(|e| e.to_string())?;
+        if json {
+            say!("{}", serde_json::to_string(&found).map_err(|e| e.to_string())?);
+        } else {
+            print_check(name, &found);
+        }
+        Ok(if found.answers { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    })
+}
+
+fn print_check(name: &str, found: &ModelCheck) {
+    let yes_no = |value: Option<bool>| match value {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "not asked",
+    };
+    match (&found.problem, found.answers) {
+        (Some(problem), false) => say!("{name}: does not answer — {problem}"),
+        _ => say!("{name}: answers"),
+    }
+    match (found.context_window, &found.context_source) {
+        (Some(tokens), Some(source)) => say!("  context window     {tokens} tokens ({source})"),
+        (Some(tokens), None) => say!("  context window     {tokens} tokens"),
+        _ => say!("  context window     not known (set one with: crewgraph models add {name} ... --context-window N)"),
+    }
+    say!("  streaming          {}", yes_no(found.streaming));
+    say!("  tool calling       {}", yes_no(found.tools));
+    say!("  structured output  {}", yes_no(found.structured));
+    if let Some(ms) = found.first_token_ms {
+        say!("  first token after  {ms} ms");
+    }
+    if let Some(speed) = found.tokens_per_second {
+        say!("  writes             {speed} tokens a second");
+    }
+}
+
+/// Lists the model servers running where they are looked for (or at `addresses`).
+pub fn discover(db: Option<&Path>, addresses: Vec<String>, json: bool) -> ExitCode {
+    with_api(db, async |api| {
+        let found = if addresses.is_empty() {
+            api.discover_models().await.map_err(|e| e.to_string())?
+        } else {
+            crewgraph_llm::discover::discover(&addresses).await
+        };
+        if json {
+            for server in &found {
+                say!("{}", serde_json::to_string(server).map_err(|e| e.to_string())?);
+            }
+        } else if found.is_empty() {
+            say!("No model server answers on this computer (looked for Ollama, LM Studio, llama.cpp, vLLM, Jan and LocalAI).");
+        } else {
+            for server in &found {
+                say!("{} at {}", server.kind, server.base_url);
+                for model in &server.models {
+                    say!("  {model}");
+                }
+            }
+            say!("Add one with: crewgraph models add NAME --provider openai --model MODEL --base-url URL");
+        }
+        Ok(ExitCode::SUCCESS)
+    })
 }

@@ -318,3 +318,48 @@ fn an_llm_router_that_answers_malformed_json_over_http_is_asked_again_then_the_r
     let chats = seen.lock().unwrap().iter().filter(|head| head.starts_with("POST") && head.contains("/chat/completions")).count();
     assert_eq!(chats - 1, 2, "the router was asked twice, over HTTP");
 }
+
+/// A llama-server of our own on a free port (the local model's files), for as long as
+/// the returned guard lives.
+fn llama_server() -> (tokio::runtime::Runtime, crewgraph_llm::LocalServer) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let paths = crewgraph_llm::LocalPaths::find().unwrap_or_else(|e| panic!("{e}"));
+    let server = runtime.block_on(crewgraph_llm::LocalServer::start(&paths, 1)).unwrap_or_else(|e| panic!("{e}"));
+    (runtime, server)
+}
+
+#[test]
+fn discovery_lists_a_running_llama_server_and_a_check_says_what_its_model_can_do() {
+    let sandbox = Sandbox::new();
+    let (_runtime, server) = llama_server();
+    let address = server.base_url.trim_start_matches("http://").to_owned();
+    let found = sandbox.cg(&["models", "discover", "--address", &address, "--json"]);
+    assert_eq!(found.code, 0, "{}", found.stderr);
+    let found = parse(found.lines()[0]);
+    assert_eq!(found["kind"], "llama.cpp");
+    assert_eq!(found["base_url"], format!("{}/v1", server.base_url));
+    let model = found["models"][0].as_str().expect("the server lists its model").to_owned();
+    let said = sandbox.cg(&["models", "discover", "--address", &address]);
+    assert!(said.stdout.starts_with(&format!("llama.cpp at {}/v1\n  {model}\n", server.base_url)), "{}", said.stdout);
+
+    let base = format!("{}/v1", server.base_url);
+    assert_eq!(sandbox.cg(&["models", "add", "here", "--provider", "openai", "--model", &model, "--base-url", &base]).code, 0);
+    let checked = sandbox.cg(&["models", "check", "here", "--json"]);
+    assert_eq!(checked.code, 0, "{}\n{}", checked.stdout, checked.stderr);
+    let check = parse(checked.lines()[0]);
+    assert_eq!(check["answers"], true, "{check}");
+    assert_eq!(check["context_source"], "reported by llama.cpp", "{check}");
+    assert!(check["context_window"].as_u64() >= Some(4096), "SmolLM2 was trained for 8,192 tokens: {check}");
+    assert_eq!((check["streaming"].as_bool(), check["tools"].as_bool(), check["structured"].as_bool()), (Some(true), Some(false), Some(true)));
+    let listed = sandbox.cg(&["models", "--json"]);
+    let here = listed.lines().into_iter().map(parse).find(|m| m["name"] == "here").expect("the model is listed");
+    assert_eq!(here["check"]["answers"], true, "the check is kept with the model: {here}");
+    let words = sandbox.cg(&["models", "check", "here"]);
+    assert!(words.stdout.contains("context window") && words.stdout.contains("tool calling       no"), "{}", words.stdout);
+
+    // A model whose server is gone: the check says so, in words, and exits 1.
+    assert_eq!(sandbox.cg(&["models", "add", "gone", "--provider", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]).code, 0);
+    let gone = sandbox.cg(&["models", "check", "gone"]);
+    assert_eq!(gone.code, 1);
+    assert!(gone.stdout.contains("gone: does not answer") && gone.stdout.contains("nothing answers at 127.0.0.1:9"), "{}", gone.stdout);
+}

@@ -18,6 +18,7 @@ fn request(provider: &str, model: &str) -> ModelRequest {
         base_url: Some("".into()),
         key_name: Some("work-openai".into()),
         max_tokens: None,
+        context_window: None,
         input_price: None,
         output_price: None,
         default: Some(true),
@@ -65,4 +66,49 @@ fn a_blank_key_is_refused_before_the_keyring_is_asked() {
     let error = api.set_api_key("openai", "   ").unwrap_err();
     assert_eq!((error.code, error.message.as_str()), (ApiErrorCode::InvalidInput, "an API key needs a name and the key itself"));
     assert_eq!(api.set_api_key(" ", "sk-123").unwrap_err().code, ApiErrorCode::InvalidInput);
+}
+
+#[test]
+fn a_context_window_is_kept_when_believable_and_refused_in_words_when_not() {
+    let sandbox = tempfile::tempdir().unwrap();
+    let api = Api::new(sandbox.path()).with_sqlite(Arc::new(SqliteStore::open(sandbox.path().join("c.db")).unwrap()));
+    block_on(async {
+        let windowed = ModelRequest { context_window: Some(32_768), max_tokens: Some(1024), ..request("openai", "qwen") };
+        api.put_model("qwen", windowed).await.unwrap();
+        let listed = api.list_models(false).await.unwrap();
+        let qwen = listed.iter().find(|m| m.name == "qwen").unwrap();
+        assert_eq!((qwen.context_window, qwen.max_tokens), (Some(32_768), Some(1024)));
+        for (window, reply, why) in [
+            (0, None, "cannot be right"),
+            (1_000_000_000_000u64 as u32, None, "cannot be right"),
+            (100, None, "cannot be right"),
+            (4096, Some(4096), "must be less than the context window"),
+        ] {
+            let bad = ModelRequest { context_window: Some(window), max_tokens: reply, ..request("openai", "qwen") };
+            let error = api.put_model("bad", bad).await.unwrap_err();
+            assert!(error.code == ApiErrorCode::InvalidInput && error.message.contains(why), "{window}: {error:?}");
+        }
+    });
+}
+
+#[test]
+fn model_server_addresses_are_a_setting_checked_as_host_and_port() {
+    let sandbox = tempfile::tempdir().unwrap();
+    let api = Api::new(sandbox.path()).with_sqlite(Arc::new(SqliteStore::open(sandbox.path().join("c.db")).unwrap()));
+    block_on(async {
+        let usual = api.model_servers().await.unwrap();
+        assert!(usual.contains(&"127.0.0.1:11434".to_owned()) && usual.contains(&"127.0.0.1:1234".to_owned()), "{usual:?}");
+        api.set_model_servers(vec!["127.0.0.1:9999".into(), " http://localhost:8081/ ".into()]).await.unwrap();
+        assert_eq!(api.model_servers().await.unwrap(), ["127.0.0.1:9999", "localhost:8081"]);
+        for bad in ["nowhere", "127.0.0.1:0", "127.0.0.1:99999", ":80", "host/path:80"] {
+            let error = api.set_model_servers(vec![bad.into()]).await.unwrap_err();
+            assert!(error.code == ApiErrorCode::InvalidInput && error.message.contains("write it as host:port"), "{bad}: {error:?}");
+        }
+        api.set_model_servers(Vec::new()).await.unwrap();
+        assert_eq!(api.model_servers().await.unwrap(), usual, "no addresses means the usual ones");
+        // Nothing listens at a port just freed: nothing is found, quickly.
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+        api.set_model_servers(vec![free]).await.unwrap();
+        assert!(api.discover_models().await.unwrap().is_empty());
+    });
 }

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use super::history::{self, Visible, MESSAGE_OVERHEAD};
 use super::llm::{ContextWindow, LlmClient};
 use super::message::Message;
-use crate::crew::ModelSpec;
+use crate::crew::{Agent, ModelSpec, Settings};
 use crate::ids::AgentId;
 
 /// Tokens kept free for the chat template's own text around the messages.
@@ -80,6 +80,23 @@ pub(crate) struct Bounds {
     pub max_tokens: Option<u32>,
     /// After an overflow: send at most this many tokens.
     pub squeeze: Option<u32>,
+    /// After an overflow: the window the model's server said it has, believed over
+    /// the one known before.
+    pub window: Option<u32>,
+}
+
+impl Bounds {
+    /// What bounds `agent`'s calls before any overflow: its (or its crew's)
+    /// `context_budget` and its `max_tokens`.
+    pub(crate) fn of(agent: &Agent, settings: &Settings) -> Bounds {
+        Bounds { budget: agent.context_budget.or(settings.context_budget), max_tokens: agent.max_tokens, ..Bounds::default() }
+    }
+
+    /// The bounds for the one more try after a request of `sent` tokens was refused
+    /// as too long by a server that said its window is `window` (when it said).
+    pub(crate) fn squeezed(self, sent: u32, window: Option<u32>) -> Bounds {
+        Bounds { squeeze: Some(sent / 3 * 2), window: window.or(self.window), ..self }
+    }
 }
 
 impl Fitter {
@@ -97,7 +114,12 @@ impl Fitter {
         bounds: Bounds,
         from: usize,
     ) -> Result<Fit<'a>, Unfit> {
-        let window = self.llm.context_window(model).await.filter(|w| w.tokens > 0);
+        let known = self.llm.context_window(model).await;
+        let window = match bounds.window {
+            Some(tokens) => Some(ContextWindow { tokens, reply: known.and_then(|k| k.reply) }),
+            None => known,
+        }
+        .filter(|w| w.tokens > 0);
         let room = window.map(|w| room(w, bounds.max_tokens)).transpose()?;
         let limit = [room.map(|r| r.prompt), bounds.budget, bounds.squeeze].into_iter().flatten().min();
         let Some(limit) = limit else {
@@ -311,8 +333,12 @@ mod tests {
         let history = turns(60, 50);
         let first = fitter.fit(None, "", &history, Bounds::default(), 1).await.unwrap();
         let less = first.tokens.unwrap() / 3 * 2;
-        let squeezed = fitter.fit(None, "", &history, Bounds { squeeze: Some(less), ..Bounds::default() }, first.start).await.unwrap();
+        let squeezed = fitter.fit(None, "", &history, Bounds::default().squeezed(first.tokens.unwrap(), None), first.start).await.unwrap();
         assert!(squeezed.tokens.unwrap() <= less && squeezed.dropped > first.dropped, "{first:?} then {squeezed:?}");
+        // A server that says its window is smaller than believed is believed.
+        let said =
+            fitter.fit(None, "", &history, Bounds::default().squeezed(first.tokens.unwrap(), Some(1000)), first.start).await.unwrap();
+        assert!(said.tokens.unwrap() <= 1000 - 100 - TEMPLATE_MARGIN - 1000 / 50, "{said:?}");
     }
 
     #[tokio::test]

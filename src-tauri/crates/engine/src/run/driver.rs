@@ -586,8 +586,7 @@ impl<'a> Run<'a> {
                 backup: agent.backup.clone().map(Arc::new),
             })
             .clone();
-        let mut bounds =
-            Bounds { budget: agent.context_budget.or(self.crew.settings.context_budget), max_tokens: agent.max_tokens, squeeze: None };
+        let mut bounds = Bounds::of(agent, &self.crew.settings);
         let mut rounds = 0;
         let mut used = None;
         let mut asked_again = false;
@@ -618,7 +617,7 @@ impl<'a> Run<'a> {
             };
             let mut result = self.call(&request).await;
             if let (Err(error), Some(backup)) = (&result, &setup.backup) {
-                if !matches!(error, LlmError::Cancelled | LlmError::ContextOverflow(_)) {
+                if !matches!(error, LlmError::Cancelled | LlmError::ContextOverflow { .. }) {
                     self.event(EventKind::Warning {
                         message: format!("{agent_id}'s model failed ({error}); trying its backup model {backup}"),
                     });
@@ -634,12 +633,12 @@ impl<'a> Run<'a> {
                     self.finish(RunStatus::Cancelled, None);
                     return None;
                 }
-                Err(LlmError::ContextOverflow(said)) if bounds.squeeze.is_none() => {
+                Err(LlmError::ContextOverflow { said, window }) if bounds.squeeze.is_none() => {
                     self.event(EventKind::Warning { message: context::squeezing(agent_id, &said) });
-                    bounds.squeeze = Some(sent / 3 * 2);
+                    bounds = bounds.squeezed(sent, window);
                     continue;
                 }
-                Err(LlmError::ContextOverflow(said)) => {
+                Err(LlmError::ContextOverflow { said, .. }) => {
                     self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}': {}", context::overflow(dropped, seen, &said))));
                     return None;
                 }

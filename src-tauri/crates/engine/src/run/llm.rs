@@ -42,6 +42,9 @@ pub struct LlmRequest<'a> {
     pub system: &'a str,
     pub messages: Visible<'a>,
     pub tools: &'a [ToolSpec],
+    /// The reply must call one of `tools` (OpenAI's `tool_choice: required`,
+    /// Anthropic's `any`): to find out whether a model can call tools at all.
+    pub require_tool: bool,
     pub temperature: Option<f64>,
     /// The most tokens the reply may take; None = the model's own setting.
     pub max_tokens: Option<u32>,
@@ -76,7 +79,18 @@ pub struct ContextWindow {
 impl<'a> LlmRequest<'a> {
     /// A request from `agent` with its system prompt and messages, and nothing else.
     pub fn new(agent: &'a AgentId, system: &'a str, messages: Visible<'a>) -> Self {
-        LlmRequest { agent, model: None, system, messages, tools: &[], temperature: None, max_tokens: None, signals: &[], schema: None }
+        LlmRequest {
+            agent,
+            model: None,
+            system,
+            messages,
+            tools: &[],
+            require_tool: false,
+            temperature: None,
+            max_tokens: None,
+            signals: &[],
+            schema: None,
+        }
     }
 }
 
@@ -143,9 +157,10 @@ pub enum LlmError {
     Cancelled,
     /// The model's server refused the request as longer than its context window
     /// (OpenAI's `context_length_exceeded`, llama.cpp's "exceeds the available
-    /// context size", Anthropic's "prompt is too long"): the provider's own words.
-    #[error("{0}")]
-    ContextOverflow(String),
+    /// context size", Anthropic's "prompt is too long"): the provider's own words,
+    /// and the window it said it has, when it said one.
+    #[error("{said}")]
+    ContextOverflow { said: String, window: Option<u32> },
 }
 
 /// Receives a reply's text as it streams.

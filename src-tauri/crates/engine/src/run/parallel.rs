@@ -60,11 +60,7 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
                 llm: run.deps.llm.clone(),
                 tools: run.tools.clone(),
                 fitter: run.fitter.clone(),
-                bounds: Bounds {
-                    budget: agent.context_budget.or(crew.settings.context_budget),
-                    max_tokens: agent.max_tokens,
-                    squeeze: None,
-                },
+                bounds: Bounds::of(agent, &crew.settings),
                 max_rounds: crew.settings.max_tool_rounds,
                 tx: tx.clone(),
                 cancel: stop.clone(),
@@ -233,13 +229,15 @@ impl Member<'_> {
             let reply = match self.llm.complete(&request, &on_token, &self.cancel).await {
                 Ok(reply) => reply,
                 Err(LlmError::Cancelled) => return Ended::Cancelled,
-                Err(LlmError::ContextOverflow(said)) if self.bounds.squeeze.is_none() => {
+                Err(LlmError::ContextOverflow { said, window }) if self.bounds.squeeze.is_none() => {
                     self.say(Update::Warning(context::squeezing(&self.agent.id, &said)));
                     let sent = fit.tokens.unwrap_or_else(|| context::estimated(&system, fit.messages));
-                    self.bounds.squeeze = Some(sent / 3 * 2);
+                    self.bounds = self.bounds.squeezed(sent, window);
                     continue;
                 }
-                Err(LlmError::ContextOverflow(said)) => return Ended::Failed(context::overflow(fit.dropped, fit.messages.len(), &said)),
+                Err(LlmError::ContextOverflow { said, .. }) => {
+                    return Ended::Failed(context::overflow(fit.dropped, fit.messages.len(), &said))
+                }
                 Err(error) => return Ended::Failed(error.to_string()),
             };
             used = Usage::add(used, reply.usage);

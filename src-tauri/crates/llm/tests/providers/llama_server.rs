@@ -23,7 +23,12 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crewgraph_engine::run::history::Visible;
-use crewgraph_engine::run::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, Message};
+use std::sync::Arc;
+
+use crewgraph_engine::run::{
+    start_run, CollectingSink, ContextWindow, CrewSource, Ending, EventKind, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore,
+    Message, RunDeps, RunStatus, SequentialIds, SystemClock, TokenSink,
+};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::{AnthropicClient, Limits, LocalModel, LocalPaths, LocalServer, OpenAiClient};
 use tokio_util::sync::CancellationToken;
@@ -301,6 +306,108 @@ async fn the_local_model_reports_its_window_and_counts_tokens() {
         let counts = model.count_tokens(None, &["Hello there", "", "Kết Thúc"]).await.expect("llama-server counts tokens");
         assert_eq!(counts.len(), 3);
         assert!(counts[0] >= 2 && counts[1] == 0 && counts[2] >= 3, "{counts:?}");
+    })
+    .await;
+}
+
+/// The talker's replies are long and canned; the listener is the real model, at the
+/// tool server, whose slots hold 2,048 tokens while the run believes 8,192 (a wrong
+/// `context_window` a person set).
+struct Misjudged {
+    real: OpenAiClient,
+}
+
+#[async_trait::async_trait]
+impl LlmClient for Misjudged {
+    async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
+        if request.agent.as_str() == "talker" {
+            return Ok(LlmReply { content: "word ".repeat(500), ..LlmReply::default() });
+        }
+        self.real.complete(request, on_token, cancel).await
+    }
+
+    async fn context_window(&self, _model: Option<&crewgraph_engine::ModelSpec>) -> Option<ContextWindow> {
+        Some(ContextWindow { tokens: 8192, reply: Some(48) })
+    }
+}
+
+#[tokio::test]
+async fn a_request_the_server_refuses_as_too_long_is_trimmed_to_the_window_it_says_and_the_run_goes_on() {
+    let server = tool_server();
+    bounded(async {
+        let crew = crewgraph_engine::load::load_str(
+            "talk.yaml",
+            "entry_point: talker\nmax_handoffs: 8\nagents:\n  - { id: talker }\n  - { id: listener, system_prompt: Say one short sentence. }\n",
+        )
+        .crew
+        .expect("the crew is valid");
+        let sink = Arc::new(CollectingSink::default());
+        let deps = RunDeps {
+            llm: Arc::new(Misjudged { real: openai_at(server, 48) }),
+            store: Arc::new(MemoryStore::new()),
+            sink: sink.clone(),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(SequentialIds::default()),
+            http: None,
+            notices: Vec::new(),
+            gatekeeper: None,
+        };
+        let outcome = start_run(&crew, &CrewSource::default(), "Listen.", &deps, &CancellationToken::new()).await.unwrap();
+        let events = sink.events();
+        let said = |kind: &str| events.iter().filter(|e| e.kind.type_name() == kind).count();
+        let warnings: Vec<String> = events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Warning { message } => Some(message.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(outcome.status, RunStatus::MaxHandoffs, "the run went on to its handoff limit: {:?} {warnings:?}", outcome.error);
+        assert!(
+            warnings.iter().any(|w| w.starts_with("listener's model said the conversation is too long for it") && w.contains("exceeds")),
+            "the server's refusal was caught: {warnings:?}"
+        );
+        assert!(said("history_trimmed") > 0, "the history was trimmed to the window the server said");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn discovery_finds_running_llama_servers_with_their_models_and_nothing_where_nothing_listens() {
+    let (app, tools) = (app_server(), tool_server());
+    bounded(async {
+        let address = |url: &str| url.trim_start_matches("http://").to_owned();
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string(); // bound, then closed
+        let started = Instant::now();
+        let found = crewgraph_llm::discover::discover(&[address(app), silent.clone(), address(tools)]).await;
+        assert_eq!(found.len(), 2, "both servers, and nothing where nothing listens: {found:?}");
+        for (server, url) in found.iter().zip([app, tools]) {
+            assert_eq!(server.kind, "llama.cpp");
+            assert_eq!(server.base_url, format!("{url}/v1"));
+            assert!(server.models.iter().any(|m| m.ends_with(".gguf")), "{server:?}");
+        }
+        let started_nothing = Instant::now();
+        assert!(crewgraph_llm::discover::discover(&[silent]).await.is_empty());
+        eprintln!("discovery: {:?} for three addresses, {:?} where nothing listens", started_nothing - started, started_nothing.elapsed());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_check_tells_a_tool_capable_template_from_one_without() {
+    let (app, tools) = (app_server(), tool_server());
+    bounded(async {
+        let plain = crewgraph_llm::check::check(Arc::new(openai_at(app, 64)), Some((2048, "reported by llama.cpp".into()))).await;
+        assert!(plain.answers, "{plain:?}");
+        assert_eq!((plain.streaming, plain.tools, plain.structured), (Some(true), Some(false), Some(true)), "{plain:?}");
+        assert!(plain.first_token_ms.is_some() && plain.tokens_per_second.is_some_and(|s| s > 0.0), "{plain:?}");
+        assert_eq!(plain.context_window, Some(2048));
+        let capable = crewgraph_llm::check::check(Arc::new(openai_at(tools, 64)), None).await;
+        assert_eq!((capable.answers, capable.tools), (true, Some(true)), "the tool template calls the tool: {capable:?}");
+        let nowhere = crewgraph_llm::check::check(Arc::new(openai_at("http://127.0.0.1:9", 64)), None).await;
+        assert!(!nowhere.answers);
+        assert!(nowhere.problem.as_deref().is_some_and(|p| p.contains("nothing answers at 127.0.0.1:9")), "{nowhere:?}");
+        assert_eq!(nowhere.tools, None, "nothing more is asked of a model that does not answer");
     })
     .await;
 }

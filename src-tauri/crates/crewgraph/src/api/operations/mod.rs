@@ -29,7 +29,9 @@ use ts_rs::TS;
 pub use agents::{AddAgent, ListAgents, RemoveAgent};
 pub use crews::{CrewScripts, CrewsFolder, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
 pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews};
-pub use models::{ListModels, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel};
+pub use models::{
+    CheckModel, DiscoverModels, ListModels, ModelServers, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel, SetModelServers,
+};
 pub use requests::{Nothing, WhichCrew, WhichModel, WhichRun};
 pub use run_request::{Replies, ResumeRun, StartRun};
 pub use runs::{
@@ -76,6 +78,10 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<PutModel>();
     visitor.visit::<RemoveModel>();
     visitor.visit::<SetDefaultModel>();
+    visitor.visit::<CheckModel>();
+    visitor.visit::<DiscoverModels>();
+    visitor.visit::<ModelServers>();
+    visitor.visit::<SetModelServers>();
     visitor.visit::<SetApiKey>();
     visitor.visit::<RemoveApiKey>();
     // Runs

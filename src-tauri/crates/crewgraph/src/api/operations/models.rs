@@ -1,16 +1,19 @@
 //! The models agents use: list them (never a key: only where each key comes from,
 //! and base URLs with any credentials in them masked), add or replace one, remove
-//! one, choose the default; and, in the window only, keep an API key in the OS
-//! keyring or forget it (keys never travel over HTTP).
+//! one, choose the default, check what one can do; find the model servers already
+//! running on this computer (and where to look for them); and, in the window only,
+//! keep an API key in the OS keyring or forget it (keys never travel over HTTP).
 
 use serde::Deserialize;
 use ts_rs::TS;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
-use super::requests::WhichModel;
+use super::requests::{Nothing, WhichModel};
 use crate::api::operation::{schema_of, Operation, Route, Schemas};
 use crate::api::{Api, ApiError, ApiErrorCode, ModelRequest, ModelView};
+use crewgraph_llm::check::ModelCheck;
+use crewgraph_llm::discover::FoundServer;
 
 /// The models agents can use.
 #[derive(Clone, Debug, Default, Deserialize, TS, ToSchema)]
@@ -158,5 +161,92 @@ impl Operation for RemoveApiKey {
 
     async fn call(request: Self, api: &Api) -> Result<bool, ApiError> {
         api.remove_api_key(&request.name)
+    }
+}
+
+/// Asks a model what it can do, and keeps the answer with it.
+pub struct CheckModel;
+
+impl Operation for CheckModel {
+    type Request = WhichModel;
+    const NAME: &'static str = "check_model";
+    const SUMMARY: &'static str =
+        "Asks a model whether it answers, its context window, streaming, tool calling, structured output and speed";
+    const ROUTE: Option<Route> = Some(Route::post("/models/{name}/check", "models"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound, ApiErrorCode::Store];
+    type Answer = ModelCheck;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<ModelCheck>(schemas)
+    }
+
+    async fn call(request: WhichModel, api: &Api) -> Result<ModelCheck, ApiError> {
+        api.check_model(&request.name).await
+    }
+}
+
+/// The model servers running where they are looked for.
+pub struct DiscoverModels;
+
+impl Operation for DiscoverModels {
+    type Request = Nothing;
+    const NAME: &'static str = "discover_models";
+    const SUMMARY: &'static str = "The model servers (Ollama, LM Studio, llama.cpp, vLLM, Jan, LocalAI) running where they are looked for";
+    const ROUTE: Option<Route> = Some(Route::get("/model-servers/found", "models"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Store];
+    type Answer = Vec<FoundServer>;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<Vec<FoundServer>>(schemas)
+    }
+
+    async fn call(_: Nothing, api: &Api) -> Result<Vec<FoundServer>, ApiError> {
+        api.discover_models().await
+    }
+}
+
+/// Where model servers are looked for.
+pub struct ModelServers;
+
+impl Operation for ModelServers {
+    type Request = Nothing;
+    const NAME: &'static str = "model_servers";
+    const SUMMARY: &'static str = "The addresses (host:port) where model servers are looked for";
+    const ROUTE: Option<Route> = Some(Route::get("/model-servers", "models"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Store];
+    type Answer = Vec<String>;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<Vec<String>>(schemas)
+    }
+
+    async fn call(_: Nothing, api: &Api) -> Result<Vec<String>, ApiError> {
+        api.model_servers().await
+    }
+}
+
+/// The addresses to look for model servers at; none means the usual ones.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct SetModelServers {
+    /// `host:port` each, for example `127.0.0.1:11434`.
+    pub addresses: Vec<String>,
+}
+
+impl Operation for SetModelServers {
+    type Request = Self;
+    const NAME: &'static str = "set_model_servers";
+    const SUMMARY: &'static str = "Sets the addresses where model servers are looked for";
+    const ROUTE: Option<Route> = Some(Route::put("/model-servers", "models").answering(204));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Store];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
+        api.set_model_servers(request.addresses).await
     }
 }

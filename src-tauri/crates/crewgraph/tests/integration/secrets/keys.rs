@@ -109,6 +109,7 @@ fn keyring_keys_are_set_used_replaced_and_removed_through_the_api() {
             base_url: Some(format!("{}/api/v1", desk.base)),
             key_name: Some(NAME.into()),
             max_tokens: None,
+            context_window: None,
             input_price: None,
             output_price: None,
             default: Some(true),
