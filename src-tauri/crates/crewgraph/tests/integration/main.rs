@@ -6,7 +6,8 @@
 //! End to end through the binary (`e2e` helpers): crash safety under SIGKILL
 //! (`crash`), Ctrl-C (`interrupt`), bad scripts, crews and resumes (`bad_runs`), bad
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
-//! Real models (`models`): runs on the local model, `crewgraph models`, API keys.
+//! Real models (`models`): runs on the local model, `crewgraph models`, API keys; a
+//! person's first run (`first_run`): the examples on the local model to a final status.
 //! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`); the
 //! `RouteDecider` conformance suite both deciders pass (`deciders`).
 //! Editing (`editor`): the window editor's open, check, save and export through the API.
@@ -29,6 +30,7 @@ mod crash;
 mod deciders;
 mod e2e;
 mod editor;
+mod first_run;
 mod fuzz_corpora;
 mod gatekeeper;
 mod help;
