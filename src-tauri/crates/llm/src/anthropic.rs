@@ -122,10 +122,13 @@ impl AnthropicClient {
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
         let url = endpoint(&self.base_url, "v1/messages");
-        let mut events = self.transport.post_events(&url, &self.headers, &self.body(request), cancel).await?;
+        let body = self.body(request);
+        let mut events = self.transport.post_events(&url, &self.headers, &body, cancel).await?;
+        let guard = self.transport.reply_guard(body.get("max_tokens").and_then(Value::as_u64).and_then(|t| u32::try_from(t).ok()));
         let mut reply = Reply::default();
         let mut seen = 0;
         loop {
+            guard.check(&self.transport, reply.text.len())?;
             let Some(event) = self.transport.next_event(&mut events, cancel).await? else {
                 if reply.stop.is_some() {
                     break; // closed right after the last event that matters

@@ -53,6 +53,10 @@ pub struct Limits {
     /// for more fails at once, saying how long it asked for.
     #[serde(with = "millis")]
     pub max_wait: Duration,
+    /// The longest a whole streamed reply may take, from its first byte to its end
+    /// (a server that streams forever is stopped).
+    #[serde(with = "millis")]
+    pub reply: Duration,
 }
 
 impl Default for Limits {
@@ -64,6 +68,7 @@ impl Default for Limits {
             retries: 2,
             backoff: Duration::from_millis(500),
             max_wait: Duration::from_secs(30),
+            reply: Duration::from_secs(600),
         }
     }
 }
@@ -256,6 +261,17 @@ impl Transport {
         }
     }
 
+    /// A guard for one reply that may take at most `max_tokens` tokens (None: the
+    /// provider's own limit, unknown here): see [`ReplyGuard::check`].
+    pub fn reply_guard(&self, max_tokens: Option<u32>) -> ReplyGuard {
+        ReplyGuard {
+            started: std::time::Instant::now(),
+            limit: self.limits.reply,
+            max_tokens,
+            max_chars: max_tokens.map_or(MAX_REPLY_CHARS, |tokens| (tokens as usize).saturating_mul(CHARS_PER_TOKEN_AT_MOST)),
+        }
+    }
+
     /// The next event of a stream, within the idle timeout; None at the stream's end.
     pub async fn next_event(&self, events: &mut Events, cancel: &CancellationToken) -> Result<Option<Event>, LlmError> {
         let next = tokio::select! {
@@ -288,6 +304,39 @@ impl Transport {
                 })
             }
         }
+    }
+}
+
+/// The most characters a token is taken to hold, for telling a reply that went on
+/// past its token limit (a server that ignores `max_tokens`).
+const CHARS_PER_TOKEN_AT_MOST: usize = 32;
+/// The most characters of a reply whose token limit is not known here.
+const MAX_REPLY_CHARS: usize = 4 << 20;
+
+/// Bounds one streamed reply: its time ([`Limits::reply`]) and its length (its
+/// `max_tokens`), so a server that streams forever cannot hold a run.
+#[derive(Debug)]
+pub struct ReplyGuard {
+    started: std::time::Instant,
+    limit: Duration,
+    max_tokens: Option<u32>,
+    max_chars: usize,
+}
+
+impl ReplyGuard {
+    /// An error once the reply has taken too long or, with `chars` characters so
+    /// far, gone on past its token limit.
+    pub fn check(&self, transport: &Transport, chars: usize) -> Result<(), LlmError> {
+        if chars > self.max_chars {
+            return Err(transport.error(match self.max_tokens {
+                Some(tokens) => format!("the reply went on past its limit of {tokens} tokens (the server did not stop it)"),
+                None => format!("the reply went on past {} characters (the server did not stop it)", self.max_chars),
+            }));
+        }
+        if self.started.elapsed() > self.limit {
+            return Err(transport.error(format!("the reply took longer than {} s, and was stopped", self.limit.as_secs_f64())));
+        }
+        Ok(())
     }
 }
 

@@ -113,6 +113,15 @@ impl Models {
         }
     }
 
+    /// The window the server of the model `spec` names said, when it said one that
+    /// cannot be right (0, or more than ten million tokens).
+    pub async fn unbelievable_window(&self, spec: Option<&ModelSpec>) -> Option<u64> {
+        match self.settings.resolve(self.chosen.as_ref().or(spec)).ok()? {
+            Resolved::Remote(_, config) if config.context_window.is_none() => self.facts(&config).await.unbelievable,
+            _ => None,
+        }
+    }
+
     /// The client for `spec`, and its model's price when one is set.
     fn client_and_price(&self, spec: Option<&ModelSpec>) -> Result<(Arc<dyn LlmClient>, Option<Price>), LlmError> {
         let spec = self.chosen.as_ref().or(spec);

@@ -122,9 +122,11 @@ impl OpenAiClient {
     ) -> Result<LlmReply, LlmError> {
         let url = endpoint(&self.base_url, "chat/completions");
         let mut events = self.transport.post_events(&url, &self.headers, body, cancel).await?;
+        let guard = self.transport.reply_guard(body.get("max_tokens").and_then(Value::as_u64).and_then(|t| u32::try_from(t).ok()));
         let mut reply = Reply::default();
         let mut seen = 0;
         loop {
+            guard.check(&self.transport, reply.text.len())?;
             let Some(event) = self.transport.next_event(&mut events, cancel).await? else {
                 if reply.finish.is_some() {
                     break; // some servers close without [DONE] after the last chunk

@@ -314,7 +314,14 @@ impl Api {
         }
         let models = Models::new(settings, self.local.clone()).choose(name).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
         let window = models.window_of(None).await.map(|(tokens, source)| (tokens, source.words()));
-        let found = check::check(Arc::new(models), window).await;
+        let unbelievable = models.unbelievable_window(None).await;
+        let mut found = check::check(Arc::new(models), window).await;
+        if let Some(said) = unbelievable {
+            found.context_source = Some(match found.context_window {
+                Some(_) => format!("its server said {said} tokens, held to ten million"),
+                None => format!("its server said {said} tokens, which cannot be right: set the window in Settings"),
+            });
+        }
         // Read again: another change may have landed while the model was asked.
         let mut settings = self.model_settings().await?;
         if name == "local" || settings.models.contains_key(name) {

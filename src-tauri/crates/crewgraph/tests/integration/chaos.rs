@@ -50,6 +50,7 @@ fn limits() -> Limits {
         retries: 2,
         backoff: Duration::from_millis(20),
         max_wait: Duration::from_millis(1500),
+        reply: Duration::from_secs(30),
     }
 }
 

@@ -9,3 +9,4 @@ mod conformance;
 mod fault_server;
 mod llama_server;
 mod protocol;
+mod window;

@@ -34,6 +34,7 @@ pub fn quick() -> Limits {
         retries: 2,
         backoff: Duration::from_millis(10),
         max_wait: Duration::from_secs(5),
+        reply: Duration::from_secs(10),
     }
 }
 

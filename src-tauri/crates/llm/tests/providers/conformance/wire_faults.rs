@@ -103,6 +103,28 @@ async fn a_stream_that_goes_silent_fails_after_the_idle_limit(protocol: Protocol
     assert!(outcome.took < Duration::from_secs(5), "took {:?}", outcome.took);
 }
 
+async fn a_stream_that_never_ends_is_stopped_at_its_token_limit(protocol: Protocol) {
+    let words = vec!["word "; 5_000];
+    let answers = vec![Answer::Stream { chunks: protocol.stream(&words), gap: Duration::from_millis(1), cut_after: None, chunked: false }];
+    let server = FaultServer::start(answers).await;
+    let agent = AgentId::from("writer");
+    let history = [Message::user("Say hello.")];
+    let request = LlmRequest { max_tokens: Some(8), ..LlmRequest::new(&agent, "Be brief.", Visible::all(&history)) };
+    let outcome = ask(protocol.client(&server, quick()).as_ref(), &request, &CancellationToken::new()).await;
+    let error = outcome.failure();
+    assert!(error.contains("the reply went on past its limit of 8 tokens (the server did not stop it)"), "{error}");
+    assert!(outcome.pieces.len() < 100, "stopped soon after the limit: {} pieces", outcome.pieces.len());
+}
+
+async fn a_stream_that_never_ends_is_stopped_after_the_reply_time_limit(protocol: Protocol) {
+    let words = vec!["word "; 5_000];
+    let answers = vec![Answer::Stream { chunks: protocol.stream(&words), gap: Duration::from_millis(2), cut_after: None, chunked: false }];
+    let (_server, outcome) = serve(protocol, answers, Limits { reply: Duration::from_millis(300), ..quick() }).await;
+    let error = outcome.failure();
+    assert!(error.contains("the reply took longer than 0.3 s, and was stopped"), "{error}");
+    assert!(outcome.took < Duration::from_secs(5), "took {:?}", outcome.took);
+}
+
 async fn a_chunk_that_is_not_json_is_an_error_quoting_it(protocol: Protocol) {
     let (broken, called) = protocol.broken_chunk();
     let mut chunks = protocol.stream(&["Hi"]);
@@ -230,6 +252,8 @@ for_both_protocols!(
     a_chunked_transfer_cut_halfway_is_a_broken_stream_after_the_pieces_already_received,
     a_server_that_never_answers_fails_after_its_retries_within_bounded_time,
     a_stream_that_goes_silent_fails_after_the_idle_limit,
+    a_stream_that_never_ends_is_stopped_at_its_token_limit,
+    a_stream_that_never_ends_is_stopped_after_the_reply_time_limit,
     a_chunk_that_is_not_json_is_an_error_quoting_it,
     an_error_event_mid_stream_is_an_error_with_its_message,
     a_refused_key_says_to_check_it_with_the_providers_message_and_is_not_retried,
