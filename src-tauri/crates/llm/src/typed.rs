@@ -77,6 +77,10 @@ impl LlmClient for TypedReplies {
         on_token(&text);
         Ok(LlmReply { content: text, ..LlmReply::default() })
     }
+
+    fn typed_by_a_person(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -122,6 +122,28 @@ async fn wait_for_all_fails_the_run_when_a_member_times_out() {
 }
 
 #[tokio::test]
+async fn a_person_typing_the_members_replies_takes_longer_than_the_group_timeout_and_the_run_goes_on() {
+    // Regression (issue 16): the fractions exam in Simulate by hand failed "did not
+    // finish within 30s" while the person typed. Typed replies are the person's time.
+    let typed = crewgraph_llm::TypedReplies::new();
+    let (deps, _store, _sink) = crate::runner::deps_with(Arc::new(typed.clone()));
+    let crew = crew(&GROUP.replace("WAIT", "true"));
+    let person = tokio::spawn({
+        let typed = typed.clone();
+        async move {
+            typed.reply(&AgentId::from("lead"), "Start [GO]");
+            tokio::time::sleep(std::time::Duration::from_millis(600)).await; // three times the group's 200 ms
+            typed.reply(&AgentId::from("fast"), "fast answer");
+            typed.reply(&AgentId::from("slow"), "slow answer");
+            typed.reply(&AgentId::from("lead"), "All done [DONE]");
+        }
+    });
+    let outcome = crewgraph_engine::run::start_run(&crew, &CrewSource::default(), "go", &deps, &CancellationToken::new()).await.unwrap();
+    person.await.unwrap();
+    assert_eq!(outcome.status, RunStatus::Terminated, "{:?}", outcome.error);
+}
+
+#[tokio::test]
 async fn without_wait_for_all_the_run_goes_on_with_the_members_that_finished() {
     let ran = run(&crew(&GROUP.replace("WAIT", "false")), &group_script(5_000), "go").await;
     assert_eq!(ran.outcome.status, RunStatus::Terminated);

@@ -174,6 +174,13 @@ pub trait LlmClient: Send + Sync {
     /// once `cancel` fires.
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError>;
 
+    /// True when its replies are typed by a person (Simulate by hand): time spent
+    /// waiting for them is the person's, not a model's, so no time limit of the crew
+    /// (a parallel group's timeout) runs meanwhile.
+    fn typed_by_a_person(&self) -> bool {
+        false
+    }
+
     /// The context window of the model `model` names (None = the default model):
     /// what its server reports, what is known of it, or what the person set. None
     /// when nothing is known; then only a crew's `context_budget` trims the history.

@@ -5,7 +5,9 @@
 //!
 //! `wait_for_all: true` waits for every member up to the timeout, and a member that
 //! times out or fails fails the run; `false` goes on at the timeout (or as soon as
-//! all finished) with the members that finished, recording the others.
+//! all finished) with the members that finished, recording the others. When the
+//! replies are typed by the person (Simulate by hand), the time is the person's and
+//! no timeout runs.
 //!
 //! Members are futures polled together in this task; they report progress over a
 //! channel, which the driver turns into events, so a run's events stay one ordered
@@ -49,6 +51,8 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
     run.event(EventKind::ParallelStarted { group: group.id.to_string(), agents: members.iter().map(|a| a.id.clone()).collect() });
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Update)>();
     let stop = run.cancel.child_token();
+    // Typed replies take a person's time, which no group timeout counts.
+    let timeout = (!run.deps.llm.typed_by_a_person()).then_some(group.timeout);
     let mut working: FuturesUnordered<_> = members
         .iter()
         .enumerate()
@@ -66,9 +70,9 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
                 cancel: stop.clone(),
             };
             async move {
-                let ended = match tokio::time::timeout(group.timeout, member.work()).await {
-                    Ok(ended) => ended,
-                    Err(_) => Ended::TimedOut,
+                let ended = match timeout {
+                    Some(timeout) => tokio::time::timeout(timeout, member.work()).await.unwrap_or(Ended::TimedOut),
+                    None => member.work().await,
                 };
                 (i, ended)
             }
