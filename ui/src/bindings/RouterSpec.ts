@@ -3,4 +3,8 @@
 /**
  * `routing.router` (the `llm` strategy).
  */
-export type RouterSpec = { model?: string, temperature?: number, };
+export type RouterSpec = { model?: string, temperature?: number, 
+/**
+ * The most tokens one decision may take (default: the router model's setting).
+ */
+max_tokens?: number, };

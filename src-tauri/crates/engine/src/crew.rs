@@ -278,6 +278,8 @@ pub struct Routing {
     pub router_model: Option<String>,
     /// `llm`: the router model's temperature (None = [`crate::routing::llm::ROUTER_TEMPERATURE`]).
     pub router_temperature: Option<f64>,
+    /// `llm`: the most tokens one decision may take (None = the router model's setting).
+    pub router_max_tokens: Option<u32>,
     /// `gatekeeper`: the service.
     pub gatekeeper: Option<Gatekeeper>,
     /// True when the crew declared `signals:` (a strict registry).

@@ -37,7 +37,7 @@ entry_point: lead
 routing:
   strategy: llm
   max_iterations: 6
-  router: { model: fast }
+  router: { model: fast, max_tokens: 300 }
 agents:
   - { id: lead, name: Lead, role: Plans the work, system_prompt: "You plan the work." }
   - { id: writer, name: Writer, role: Writes short notes, tags: [prose], system_prompt: "You write short notes." }
@@ -54,6 +54,7 @@ pub(crate) struct Asked {
     pub(crate) messages: Vec<Message>,
     schema: Option<OutputSchema>,
     model: Option<ModelSpec>,
+    max_tokens: Option<u32>,
     signals: Vec<crewgraph_engine::run::Ending>,
 }
 
@@ -88,6 +89,7 @@ impl<L: LlmClient> LlmClient for Recording<L> {
             messages: request.messages.to_vec(),
             schema: request.schema.cloned(),
             model: request.model.cloned(),
+            max_tokens: request.max_tokens,
             signals: request.signals.to_vec(),
         });
         self.inner.complete(request, on_token, cancel).await
@@ -233,6 +235,7 @@ async fn the_router_hands_the_work_on_until_it_completes_the_workflow() {
     assert_eq!(schema.name, "route_decision");
     assert_eq!(schema.schema["properties"]["next_agent"]["enum"], serde_json::json!(["writer", "editor", null]));
     assert_eq!(router[0].model, Some(ModelSpec::named("fast")), "routing.router.model");
+    assert_eq!(router[0].max_tokens, Some(300), "routing.router.max_tokens: a decision's room");
     let history = ran.store.load_run(&ran.outcome.run_id).await.unwrap().unwrap().history;
     assert_eq!(history.iter().filter(|m| m.content.starts_with("Request: ")).count(), 2, "each task is kept in the history");
 }
@@ -579,7 +582,8 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
     ]);
     let crew = crewgraph_engine::load_str(
         "desk.yaml",
-        &NOTE_DESK.replace("max_iterations: 6", "max_iterations: 3").replace("  router: { model: fast }\n", ""),
+        // The default model (the local one), with room for a decision (128 tokens cut most off).
+        &NOTE_DESK.replace("max_iterations: 6", "max_iterations: 3").replace("{ model: fast, max_tokens: 300 }", "{ max_tokens: 384 }"),
     )
     .crew
     .unwrap();

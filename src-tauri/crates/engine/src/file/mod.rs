@@ -223,6 +223,8 @@ pub struct RouterFile {
     pub model: Option<String>,
     #[ts(as = "Option<f64>")]
     pub temperature: Option<Spanned<f64>>,
+    /// The most tokens one decision may take (default: the router model's setting).
+    pub max_tokens: Option<u32>,
 }
 
 /// `routing.gatekeeper` (the `gatekeeper` strategy).

@@ -126,6 +126,8 @@ pub struct LlmRouter {
     /// `routing.router_model`; None = the default model.
     model: Option<ModelSpec>,
     temperature: f64,
+    /// `routing.router.max_tokens`; None = the model's own setting.
+    max_tokens: Option<u32>,
     agent: AgentId,
 }
 
@@ -133,12 +135,27 @@ impl LlmRouter {
     /// A router asking `llm`, with the model `model` (a named model or
     /// `provider/model`; None = the default model).
     pub fn new(llm: Arc<dyn LlmClient>, model: Option<&str>) -> Self {
-        LlmRouter { llm, model: model.map(ModelSpec::named), temperature: ROUTER_TEMPERATURE, agent: AgentId::from(ROUTER_AGENT) }
+        LlmRouter {
+            llm,
+            model: model.map(ModelSpec::named),
+            temperature: ROUTER_TEMPERATURE,
+            max_tokens: None,
+            agent: AgentId::from(ROUTER_AGENT),
+        }
     }
 
     /// The same, at `temperature` (`routing.router.temperature`).
     pub fn with_temperature(mut self, temperature: Option<f64>) -> Self {
         self.temperature = temperature.unwrap_or(ROUTER_TEMPERATURE);
+        self
+    }
+
+    /// The same, each decision taking at most `max_tokens` tokens
+    /// (`routing.router.max_tokens`; None = the model's own setting). A decision cut
+    /// off at the limit is no decision, so a model with a small default (the local
+    /// model's 128) needs room for its reasoning and the instruction.
+    pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
+        self.max_tokens = max_tokens;
         self
     }
 }
@@ -161,6 +178,7 @@ impl RouteDecider for LlmRouter {
         let request = LlmRequest {
             model: self.model.as_ref(),
             temperature: Some(self.temperature),
+            max_tokens: self.max_tokens,
             schema: Some(&schema),
             ..LlmRequest::new(&self.agent, ROUTER_PROMPT, Visible::all(&messages))
         };

@@ -265,7 +265,8 @@ impl<'a> Run<'a> {
         let decider = match crew.routing.strategy {
             Strategy::Llm => {
                 let router = LlmRouter::new(deps.llm.clone(), crew.routing.router_model.as_deref())
-                    .with_temperature(crew.routing.router_temperature);
+                    .with_temperature(crew.routing.router_temperature)
+                    .with_max_tokens(crew.routing.router_max_tokens);
                 Some(Arc::new(router) as Arc<dyn RouteDecider>)
             }
             Strategy::Gatekeeper => deps.gatekeeper.clone(),

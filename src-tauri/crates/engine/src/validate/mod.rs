@@ -73,6 +73,7 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
         max_iterations: DEFAULT_MAX_ITERATIONS,
         router_model: routing_file.and_then(|r| r.router.as_ref()).and_then(|r| r.model.clone()),
         router_temperature: None,
+        router_max_tokens: routing_file.and_then(|r| r.router.as_ref()).and_then(|r| r.max_tokens).filter(|m| *m > 0),
         gatekeeper: None,
         strict_signals: strict,
     };
@@ -399,6 +400,19 @@ mod tests {
         assert_eq!(crew("0.7").crew.unwrap().routing.router_temperature, Some(0.7));
         let hot = crew("5");
         assert_eq!(hot.errors().next().unwrap().to_string(), "c.yaml:5:26: agent 'router' temperature 5 is out of range (0 to 2)");
+    }
+
+    #[test]
+    fn the_router_max_tokens_is_kept_and_zero_means_the_models_own() {
+        let crew = |m: &str| {
+            let yaml =
+                format!("entry_point: a\nagents: [{{ id: a }}, {{ id: b }}]\nrouting:\n  strategy: llm\n  router: {{ max_tokens: {m} }}\n");
+            load_str("c.yaml", &yaml)
+        };
+        let loaded = crew("384");
+        assert!(loaded.diagnostics.is_empty(), "a known key: {:?}", loaded.diagnostics);
+        assert_eq!(loaded.crew.unwrap().routing.router_max_tokens, Some(384));
+        assert_eq!(crew("0").crew.unwrap().routing.router_max_tokens, None);
     }
 
     #[test]
