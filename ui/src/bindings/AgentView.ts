@@ -7,4 +7,9 @@ export type AgentView = { id: string, name: string, role: string, description: s
 /**
  * None = the default model.
  */
-model: string | null, temperature: number | null, tools: Array<string>, handoff_targets: Array<string>, is_terminal: boolean, wait_for_signal: boolean, };
+model: string | null, temperature: number | null, tools: Array<string>, handoff_targets: Array<string>, is_terminal: boolean, wait_for_signal: boolean, 
+/**
+ * Where its work goes when its reply has no signal and no arrow of its own says
+ * where: the next agent of the crew, chosen automatically (shown on its card).
+ */
+automatic_fallback: string | null, };

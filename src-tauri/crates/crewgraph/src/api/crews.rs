@@ -113,6 +113,7 @@ fn agent_views(crew: &Crew) -> Vec<AgentView> {
             handoff_targets: a.handoff_targets.iter().map(|t| t.to_string()).collect(),
             is_terminal: a.is_terminal,
             wait_for_signal: a.wait_for_signal,
+            automatic_fallback: crewgraph_engine::routing::signals::automatic_fallback(crew, &a.id).map(|t| t.to_string()),
         })
         .collect()
 }

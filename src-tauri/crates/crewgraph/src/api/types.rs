@@ -51,6 +51,9 @@ pub struct AgentView {
     pub handoff_targets: Vec<String>,
     pub is_terminal: bool,
     pub wait_for_signal: bool,
+    /// Where its work goes when its reply has no signal and no arrow of its own says
+    /// where: the next agent of the crew, chosen automatically (shown on its card).
+    pub automatic_fallback: Option<String>,
 }
 
 /// A problem with the ids of the nodes and edges it concerns.

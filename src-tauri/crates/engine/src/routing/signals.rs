@@ -138,6 +138,25 @@ pub fn decide(crew: &Crew, agent: &AgentId, found: &ReplyMatches, strikes: u32) 
     Decision { events, next }
 }
 
+/// Where `agent`'s work goes, under the `signals` strategy, when its reply has no
+/// signal and no arrow of its own says where: the next agent of the crew, chosen
+/// automatically (DESIGN.md §4, step 4.6) — None when it has a handoff target of
+/// its own, waits for the person, finishes the run, or `on_no_signal` is not
+/// `fallback`. The window draws no arrow for it and says it on the agent's card.
+pub fn automatic_fallback(crew: &Crew, agent: &AgentId) -> Option<AgentId> {
+    let this = crew.agent(agent.as_str())?;
+    let own = this.handoff_targets.iter().any(|t| t != agent && crew.agent(t.as_str()).is_some());
+    if crew.routing.strategy != crate::crew::Strategy::Signals
+        || crew.routing.on_no_signal != OnNoSignal::Fallback
+        || this.wait_for_signal
+        || this.is_terminal
+        || own
+    {
+        return None;
+    }
+    fallback_target(crew, agent).map(|(to, _)| to)
+}
+
 /// The fallback (seed 000): the first of the agent's handoff targets that is not
 /// itself, else the first other agent in crew order.
 fn fallback_target(crew: &Crew, agent: &AgentId) -> Option<(AgentId, String)> {
@@ -217,6 +236,19 @@ routing:
         assert!(matches!(d.next, Next::Route { ref to, .. } if to == "c"), "{:?}", d.next);
         let d = decide_on(&crew, "b", "no signal here", 0);
         assert!(matches!(d.next, Next::Route { ref to, .. } if to == "a"), "{:?}", d.next);
+    }
+
+    #[test]
+    fn the_automatic_fallback_is_the_one_no_arrow_shows() {
+        let crew = crew(CREW);
+        // a has a handoff target of its own (drawn as "otherwise"); w waits; c finishes.
+        for agent in ["a", "w", "c"] {
+            assert_eq!(automatic_fallback(&crew, &AgentId::from(agent)), None, "{agent}");
+        }
+        // b has none: its work goes on to the first other agent, as the run would send it.
+        assert_eq!(automatic_fallback(&crew, &AgentId::from("b")), Some(AgentId::from("a")));
+        let reprompting = self::crew(&format!("{CREW}  on_no_signal: reprompt\n"));
+        assert_eq!(automatic_fallback(&reprompting, &AgentId::from("b")), None, "reprompt asks again instead");
     }
 
     #[test]
