@@ -12,4 +12,9 @@ model: string | null, temperature: number | null, tools: Array<string>, handoff_
  * Where its work goes when its reply has no signal and no arrow of its own says
  * where: the next agent of the crew, chosen automatically (shown on its card).
  */
-automatic_fallback: string | null, };
+automatic_fallback: string | null, 
+/**
+ * Added while the app runs (`POST …/agents`, `crewgraph agents add`), not in the
+ * crew's file: its card is marked so.
+ */
+runtime: boolean, };

@@ -114,6 +114,7 @@ fn agent_views(crew: &Crew) -> Vec<AgentView> {
             is_terminal: a.is_terminal,
             wait_for_signal: a.wait_for_signal,
             automatic_fallback: crewgraph_engine::routing::signals::automatic_fallback(crew, &a.id).map(|t| t.to_string()),
+            runtime: a.runtime,
         })
         .collect()
 }

@@ -54,6 +54,9 @@ pub struct AgentView {
     /// Where its work goes when its reply has no signal and no arrow of its own says
     /// where: the next agent of the crew, chosen automatically (shown on its card).
     pub automatic_fallback: Option<String>,
+    /// Added while the app runs (`POST …/agents`, `crewgraph agents add`), not in the
+    /// crew's file: its card is marked so.
+    pub runtime: bool,
 }
 
 /// A problem with the ids of the nodes and edges it concerns.
