@@ -16,7 +16,9 @@
 //! A reply is a string or a map with `content`, `tool_calls` (`[{name, arguments}]`),
 //! `error` (the call fails with this message) and `delay_ms`. An agent with no reply
 //! left fails the run with an error naming it. Under the `llm` strategy the router
-//! model's answers are scripted under `router`.
+//! model's answers are scripted under `router`; under the `gatekeeper` strategy the
+//! gatekeeper service's under `gatekeeper` ([`GATEKEEPER`]: each reply's text one JSON
+//! answer, which the run then takes instead of asking the service).
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -132,6 +134,15 @@ fn arguments(value: serde_json::Value) -> serde_json::Value {
     }
 }
 
+/// The name a script's answers for the gatekeeper service are under (the
+/// `gatekeeper` strategy): each reply's `content` is one answer of the service,
+/// `error` fails the decision as an unreachable service would, `delay_ms` waits.
+pub const GATEKEEPER: &str = "gatekeeper";
+
+/// The fields of a routing decision: met as keys of a reply, they are a decision
+/// written as a YAML mapping instead of as text.
+const DECISION_FIELDS: [&str; 5] = ["workflow_complete", "next_agent", "next_instruction", "reasoning", "confidence"];
+
 /// The longest a reply's `delay_ms` is honoured: a day (more would overflow a clock).
 pub const MAX_DELAY_MS: u64 = 24 * 60 * 60 * 1000;
 
@@ -211,6 +222,11 @@ impl Script {
         if let Some(problem) = problems.first() {
             let location = problem.location.clone();
             let message = match &problem.problem {
+                // A decision written as a YAML mapping: it is text (JSON) in quotes.
+                Problem::UnknownKey { key } if DECISION_FIELDS.contains(&key.as_str()) => format!(
+                    "unknown key '{key}': a router's or gatekeeper's answer is one JSON object written as text, in quotes \
+                     ('{{\"workflow_complete\": true}}'), or as the `content` of a mapping"
+                ),
                 Problem::UnknownKey { key } => {
                     format!("unknown key '{key}': a reply is text, or a mapping with content, tool_calls, error and delay_ms")
                 }
@@ -240,25 +256,40 @@ impl Script {
     }
 
     /// Errors for agents the script names that the crew does not have. Under the
-    /// `llm` strategy the router model answers as `router`, so a script may name it.
+    /// `llm` strategy the router model answers as `router`, and under the
+    /// `gatekeeper` strategy the gatekeeper as [`GATEKEEPER`], so a script may name
+    /// them (the gatekeeper's answers are decisions: they cannot call tools).
     pub fn check(&self, crew: &Crew) -> Result<(), Vec<ScriptError>> {
-        let router = |agent: &AgentId| crew.routing.strategy == Strategy::Llm && agent.as_str() == ROUTER_AGENT;
-        let errors: Vec<ScriptError> = self
-            .replies
-            .iter()
-            .filter(|(agent, _, _)| crew.agent(agent.as_str()).is_none() && !router(agent))
-            .map(|(agent, _, marker)| ScriptError {
-                file: self.file.clone(),
-                line: marker.line(),
-                column: marker.column(),
-                message: format!("the script names agent '{agent}', which the crew does not have"),
-            })
-            .collect();
+        let strategy = crew.routing.strategy;
+        let decider = |agent: &AgentId| {
+            (strategy == Strategy::Llm && agent.as_str() == ROUTER_AGENT)
+                || (strategy == Strategy::Gatekeeper && agent.as_str() == GATEKEEPER)
+        };
+        let error = |marker: &Marker, message: String| ScriptError {
+            file: self.file.clone(),
+            line: marker.line(),
+            column: marker.column(),
+            message,
+        };
+        let mut errors = Vec::new();
+        for (agent, replies, marker) in &self.replies {
+            if crew.agent(agent.as_str()).is_none() && !decider(agent) {
+                errors.push(error(marker, format!("the script names agent '{agent}', which the crew does not have")));
+            } else if strategy == Strategy::Gatekeeper && agent.as_str() == GATEKEEPER && replies.iter().any(|r| !r.tool_calls.is_empty()) {
+                errors.push(error(marker, "the gatekeeper's answers cannot call tools: each is one JSON decision".into()));
+            }
+        }
         if errors.is_empty() {
             Ok(())
         } else {
             Err(errors)
         }
+    }
+
+    /// The replies the script gives `agent` (or the router, or the gatekeeper), in
+    /// order; None when it names it nowhere.
+    pub fn replies_of(&self, agent: &str) -> Option<&[ScriptedReply]> {
+        self.replies.iter().find(|(a, _, _)| a.as_str() == agent).map(|(_, replies, _)| replies.as_slice())
     }
 }
 
@@ -498,6 +529,37 @@ mod tests {
         let errors = script.check(&crew("signals")).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert!(errors[0].message.contains("agent 'router', which the crew does not have"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn a_script_may_answer_for_the_gatekeeper_only_under_the_gatekeeper_strategy() {
+        let text = "replies:\n  a: [hi]\n  gatekeeper: ['{\"workflow_complete\": true}', { error: down }]\n";
+        let script = Script::parse("s.yaml", text).unwrap();
+        let crew = |routing: &str| {
+            let yaml = format!("name: c\nentry_point: a\nrouting: {routing}\nagents: [{{ id: a }}, {{ id: b }}]\n");
+            crewgraph_engine::load_str("c.yaml", &yaml).crew.unwrap()
+        };
+        assert!(script.check(&crew("{ strategy: gatekeeper, gatekeeper: { url: 'http://127.0.0.1:9/' } }")).is_ok());
+        for other in ["{ strategy: llm }", "{ strategy: signals }"] {
+            let errors = script.check(&crew(other)).unwrap_err();
+            assert!(errors[0].message.contains("agent 'gatekeeper', which the crew does not have"), "{other}: {}", errors[0]);
+        }
+        let answers = script.replies_of(GATEKEEPER).expect("the gatekeeper's answers");
+        assert_eq!(answers[0].content, r#"{"workflow_complete": true}"#);
+        assert_eq!(answers[1].error.as_deref(), Some("down"));
+        assert!(script.replies_of("b").is_none());
+
+        let tools = Script::parse("s.yaml", "replies:\n  gatekeeper: [{ tool_calls: [{ name: calculator }] }]\n").unwrap();
+        let errors = tools.check(&crew("{ strategy: gatekeeper, gatekeeper: { url: 'http://127.0.0.1:9/' } }")).unwrap_err();
+        assert_eq!((errors[0].line, errors[0].column), (2, 3), "{}", errors[0]);
+        assert!(errors[0].message.contains("cannot call tools"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn a_decision_written_as_a_mapping_is_told_to_be_text() {
+        let error = Script::parse("s.yaml", "replies:\n  gatekeeper:\n    - { workflow_complete: true }\n").unwrap_err();
+        assert!(error.message.contains("a router's or gatekeeper's answer is one JSON object written as text, in quotes"), "{error}");
+        assert_eq!(error.line, 3, "{error}");
     }
 
     #[test]

@@ -82,6 +82,29 @@ struct Ask<'a> {
     rejected: Option<RejectedAnswer<'a>>,
 }
 
+impl<'a> Ask<'a> {
+    /// The request for `context`, with the refused answer when it is asked again.
+    fn new(context: &'a DecisionContext, rejected: Option<&'a Rejected>) -> Self {
+        Ask {
+            original_query: &context.original_query,
+            workflow_history: &context.workflow_history,
+            current_agent: &context.current_agent,
+            current_output: output_value(&context.current_output),
+            available_agents: &context.available_agents,
+            iteration: context.iteration,
+            max_iterations: context.max_iterations,
+            rejected: rejected.map(|r| RejectedAnswer { answer: &r.raw, problem: &r.problem }),
+        }
+    }
+}
+
+/// The JSON a gatekeeper service is sent for `context` (and, when it is asked again,
+/// the answer refused): what [`GatekeeperClient`] posts, and what a scripted
+/// gatekeeper keeps of each question.
+pub fn request_body(context: &DecisionContext, rejected: Option<&Rejected>) -> Value {
+    serde_json::to_value(Ask::new(context, rejected)).unwrap_or(Value::Null)
+}
+
 /// The refused answer, sent back when the service is asked again.
 #[derive(Serialize)]
 struct RejectedAnswer<'a> {
@@ -234,17 +257,8 @@ impl RouteDecider for GatekeeperClient {
         rejected: Option<&Rejected>,
         cancel: &CancellationToken,
     ) -> Result<Decision, DecideError> {
-        let ask = Ask {
-            original_query: &context.original_query,
-            workflow_history: &context.workflow_history,
-            current_agent: &context.current_agent,
-            current_output: output_value(&context.current_output),
-            available_agents: &context.available_agents,
-            iteration: context.iteration,
-            max_iterations: context.max_iterations,
-            rejected: rejected.map(|r| RejectedAnswer { answer: &r.raw, problem: &r.problem }),
-        };
-        let body = serde_json::to_vec(&ask).map_err(|e| DecideError::Unavailable(format!("the request does not encode as JSON: {e}")))?;
+        let body = serde_json::to_vec(&Ask::new(context, rejected))
+            .map_err(|e| DecideError::Unavailable(format!("the request does not encode as JSON: {e}")))?;
         let answer = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(DecideError::Cancelled),

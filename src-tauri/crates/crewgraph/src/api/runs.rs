@@ -1,7 +1,8 @@
 //! Runs through the API: start one on a crew file (with a script: Simulate mode),
 //! resume a paused or interrupted one, list them, read their stored events. The
 //! crew is loaded and validated first; a crew with errors does not run, nor one
-//! whose gatekeeper cannot be reached by name (see [`super::gatekeeper`]).
+//! whose gatekeeper cannot be reached by name (see [`super::gatekeeper`]) — unless
+//! its script answers for the gatekeeper (see [`super::scripted_gatekeeper`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,12 +14,13 @@ use crewgraph_engine::run::{
     resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
 };
 use crewgraph_engine::{AgentId, Crew, RunId};
-use crewgraph_llm::{RepliesUsed, TypedReplies};
+use crewgraph_llm::{RepliesUsed, Script, TypedReplies};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::crews::crew_key;
 use super::gatekeeper::GatekeeperClient;
+use super::scripted_gatekeeper::ScriptedGatekeeper;
 use super::{Api, ApiError, ApiErrorCode, RunDetail};
 
 /// Where a run's scripted replies come from (Simulate mode).
@@ -98,6 +100,20 @@ fn replies_used(events: &[RunEvent]) -> RepliesUsed {
     used
 }
 
+/// The gatekeeper of a run's script, when it has one: the script's `gatekeeper:`
+/// answers ([`ScriptedGatekeeper`]). None without a script, or when the script
+/// answers only for agents (the run asks the real service). The script was read and
+/// checked against the crew already, for the agents' replies.
+fn scripted_gatekeeper(options: &RunOptions) -> Result<Option<ScriptedGatekeeper>, ApiError> {
+    let script = match &options.script {
+        None => return Ok(None),
+        Some(ScriptSource::File(path)) => Script::load(path),
+        Some(ScriptSource::Text(text)) => Script::parse("script", text),
+    }
+    .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+    Ok(ScriptedGatekeeper::from_script(&script))
+}
+
 /// A fingerprint of a crew's files (their names and contents, in the order they were
 /// read). Names, not paths: the same crew reached by another path (relative, absolute)
 /// is the same crew.
@@ -139,9 +155,13 @@ impl Api {
     async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
         let (llm, notices) = self.llm_for(crew, options).await?;
         let gatekeeper = match (crew.routing.strategy, &crew.routing.gatekeeper) {
-            (Strategy::Gatekeeper, Some(config)) => Some(Arc::new(
-                GatekeeperClient::connect(config).await.map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?,
-            ) as Arc<dyn RouteDecider>),
+            (Strategy::Gatekeeper, Some(config)) => Some(match scripted_gatekeeper(options)? {
+                // Simulate mode with the gatekeeper's answers in the script: no service is asked.
+                Some(scripted) => Arc::new(scripted) as Arc<dyn RouteDecider>,
+                None => {
+                    Arc::new(GatekeeperClient::connect(config).await.map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?)
+                }
+            }),
             _ => None,
         };
         Ok(RunDeps {

@@ -1,7 +1,9 @@
 //! One conformance suite for the engine's `RouteDecider` seam (STYLE.md habit 12):
 //! the router model's decider ([`LlmRouter`], its answers from a script through a
-//! recording model) and the gatekeeper's ([`GatekeeperClient`], over HTTP against the
-//! test gatekeeper of `gatekeeper.rs`) go through the same cases — a good answer, a
+//! recording model), the gatekeeper's ([`GatekeeperClient`], over HTTP against the
+//! test gatekeeper of `gatekeeper.rs`) and the scripted gatekeeper of Simulate mode
+//! ([`ScriptedGatekeeper`], its answers under a script's `gatekeeper:`) go through
+//! the same cases — a good answer, a
 //! complete one, an unknown agent or the supervisor (parsed, then refused by the
 //! run's check), malformed answers (refused with the answer kept as it came), the
 //! context and a refused answer reaching the backend, a backend that fails, one
@@ -15,10 +17,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use crewgraph::api::GatekeeperClient;
+use crewgraph::api::{GatekeeperClient, ScriptedGatekeeper};
 use crewgraph_engine::routing::decider::{self, catalog, DecideError, DecisionContext, Next, Rejected, RouteDecider, WorkflowStep};
 use crewgraph_engine::routing::llm::{LlmRouter, ROUTER_AGENT};
 use crewgraph_engine::{AgentId, Crew};
+use crewgraph_llm::scripted::GATEKEEPER;
 use crewgraph_llm::{Script, ScriptedLlm};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -122,6 +125,32 @@ impl Subject for GatekeeperService {
             decider: Arc::new(client),
             sent: Box::new(move || gatekeeper.seen().into_iter().map(|seen| seen.body.to_string()).collect()),
             failed_words,
+        }
+    }
+}
+
+/// [`ScriptedGatekeeper`] answering from a script's `gatekeeper:` entries, as a
+/// Simulate run of a gatekeeper crew does; what it was asked is kept as the JSON a
+/// service would have been sent.
+pub struct ScriptedService;
+
+#[async_trait]
+impl Subject for ScriptedService {
+    async fn prime(&self, backend: Backend) -> Primed {
+        let entry = match backend {
+            Backend::Says(text) => serde_json::to_string(&text).expect("text"),
+            Backend::Fails => json!({"error": "the gatekeeper is down"}).to_string(),
+            Backend::Late | Backend::Hangs => json!({"content": complete(), "delay_ms": 600_000}).to_string(),
+        };
+        // The script's one answer, written as JSON (which YAML reads as it is).
+        let text = script(&[(GATEKEEPER, Vec::new())]) + &format!("    - {entry}\n");
+        let script = Script::parse("gatekeeper.yaml", &text).expect("the gatekeeper's script");
+        let decider = Arc::new(ScriptedGatekeeper::from_script(&script).expect("the script answers for the gatekeeper"));
+        let asked = decider.clone();
+        Primed {
+            decider,
+            sent: Box::new(move || asked.asked().iter().map(ToString::to_string).collect()),
+            failed_words: "scripted: the gatekeeper is down".into(),
         }
     }
 }
@@ -295,4 +324,10 @@ deciders! { router_model = RouterModel;
 deciders! { gatekeeper = GatekeeperService;
     good_answer, complete_answer, unknown_agent, malformed_answers, context_and_refusal_reach_the_backend, failing_backend,
     late_backend, cancellation,
+}
+
+deciders! { scripted_gatekeeper = ScriptedService;
+    good_answer, complete_answer, unknown_agent, malformed_answers, context_and_refusal_reach_the_backend, failing_backend,
+    late_backend: "a script's answer keeps no time limit of its own: it comes after its delay_ms, as the script says",
+    cancellation,
 }

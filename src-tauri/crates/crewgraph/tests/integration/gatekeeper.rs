@@ -3,9 +3,12 @@
 //! records every request (head and JSON body) and answers as the test says — in
 //! time or late, 200 or 500, a decision or garbage. Runs go through the API (crew
 //! and script files, the API's own wiring of the gatekeeper client) with an
-//! in-memory store, and once through the binary. The gatekeeper client alone, beside
-//! the router model's decider, is held to the `RouteDecider` suite (`deciders.rs`),
-//! which uses this file's test gatekeeper. Every case ends with a clear status
+//! in-memory store, and once through the binary. A script that answers only for the
+//! agents leaves the run asking the service; one with `gatekeeper:` answers asks no
+//! service at all (Simulate mode), and its answers are read exactly as a service's.
+//! The gatekeeper client alone, beside the router model's decider and the scripted
+//! gatekeeper, is held to the `RouteDecider` suite (`deciders.rs`), which uses this
+//! file's test gatekeeper. Every case ends with a clear status
 //! within a time limit.
 
 use std::path::PathBuf;
@@ -404,6 +407,68 @@ async fn a_run_cancelled_while_the_gatekeeper_thinks_ends_cancelled_at_once() {
     assert_eq!(outcome.status, RunStatus::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(10), "it did not wait for the answer: {:?}", started.elapsed());
     assert_eq!(finished(&sink.events()), (RunStatus::Cancelled, None));
+}
+
+/// The agents' replies and, under `gatekeeper:`, the gatekeeper's `answers`.
+fn replies_and_answers(answers: &[String]) -> String {
+    let mut text = replies() + "  gatekeeper:\n";
+    for answer in answers {
+        text.push_str(&format!("    - {}\n", serde_json::to_string(answer).unwrap()));
+    }
+    text
+}
+
+#[tokio::test]
+async fn a_script_that_answers_for_the_gatekeeper_needs_no_service() {
+    // Nothing could answer at this name: a run that asked it would not even start.
+    let answers = [
+        route("writer", "Write a three-line note on bees.", "A draft comes first."),
+        route("editor", "Polish this note.", "The draft needs polish."),
+        complete(),
+    ];
+    let ran = run(&desk("http://gatekeeper.invalid/route", ""), &replies_and_answers(&answers)).await.expect("the run starts");
+    assert_eq!(finished(&ran.events), (RunStatus::Completed, None));
+    assert_eq!(
+        handoffs(&ran.events),
+        ["lead → writer: A draft comes first. (confidence 0.9)", "writer → editor: The draft needs polish. (confidence 0.9)"]
+    );
+    let chosen: Vec<String> = decisions(&ran.events).into_iter().map(|(strategy, chosen, _)| format!("{strategy}:{chosen}")).collect();
+    assert_eq!(chosen, ["gatekeeper:writer", "gatekeeper:editor", "gatekeeper:complete"]);
+}
+
+#[tokio::test]
+async fn scripted_answers_are_refused_and_ended_on_exactly_as_a_services_are() {
+    // The same answers from a service and from a script: the same events, byte for
+    // byte (one parser, one run loop).
+    let answers = ["Sure! The writer, I think.".to_owned(), r#"{"workflow_complete": maybe}"#.to_owned()];
+    let served = answers.clone();
+    let gatekeeper = Gatekeeper::start(move |number, _| Answer::ok(served[number.min(1)].clone()));
+    let over_http = run(&desk(&gatekeeper.url, ""), &replies()).await.expect("the run starts");
+    let scripted = run(&desk(&gatekeeper.url, ""), &replies_and_answers(&answers)).await.expect("the run starts");
+    assert_eq!(gatekeeper.seen().len(), 2, "the scripted run asked the service nothing");
+    let (status, error) = finished(&scripted.events);
+    assert_eq!(status, RunStatus::Failed);
+    assert!(error.unwrap().starts_with("the gatekeeper gave no valid decision in two tries: the answer is not JSON"));
+    assert_eq!(serde_json::to_value(&scripted.events).unwrap(), serde_json::to_value(&over_http.events).unwrap());
+
+    // An unknown agent, then a good answer: refused once, and the run goes on.
+    let answers = [route("judge", "Judge it.", "A judge should look."), route("writer", "Write it.", "Drafting."), complete()];
+    let ran = run(&desk(&gatekeeper.url, ""), &replies_and_answers(&answers)).await.expect("the run starts");
+    assert_eq!(finished(&ran.events), (RunStatus::Completed, None));
+    assert!(warnings(&ran.events)[0].contains("'judge', which is not an agent of this crew"), "{:?}", warnings(&ran.events));
+}
+
+#[tokio::test]
+async fn a_script_out_of_gatekeeper_answers_fails_the_run_saying_where_to_add_one() {
+    let answers = [route("writer", "Write it.", "Drafting.")];
+    let ran = run(&desk("http://gatekeeper.invalid/route", ""), &replies_and_answers(&answers)).await.expect("the run starts");
+    assert_eq!(
+        finished(&ran.events),
+        (
+            RunStatus::Failed,
+            Some("the gatekeeper gave no decision: the script has no answer left for the gatekeeper (decision 2: add one under `gatekeeper:`)".into())
+        )
+    );
 }
 
 #[test]
