@@ -115,6 +115,8 @@ export type Operations = {
   cancel_run: { request: WhichRun; answer: RunAccepted; errors: "not_found" | "conflict" | "invalid_input" };
   /** Gives an agent of a run started with `typed` its reply (`conflict`: not going on here with typed replies) */
   type_reply: { request: TypeReply; answer: void; errors: "conflict" | "invalid_input" };
+  /** Lets the next turn of a run going on one turn at a time come (`conflict`: not going on so here) */
+  step_run: { request: WhichRun; answer: void; errors: "conflict" | "invalid_input" };
   /** A run and all its events as one recording (Recording), to save as a file */
   run_recording: { request: WhichRun; answer: Recording; errors: "not_found" | "store" | "invalid_input" };
   /** Checks a recording's text whole and answers it as a Recording, to replay; nothing is kept */
@@ -172,6 +174,7 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   resume_run: { method: "POST", path: "/runs/{id}/resume", status: 202 },
   cancel_run: { method: "POST", path: "/runs/{id}/cancel", status: 202 },
   type_reply: { method: "POST", path: "/runs/{id}/reply", status: 204 },
+  step_run: { method: "POST", path: "/runs/{id}/step", status: 204 },
   run_recording: { method: "GET", path: "/runs/{id}/recording", status: 200 },
   check_recording: { method: "POST", path: "/recordings/check", status: 200 },
   export_run: null,

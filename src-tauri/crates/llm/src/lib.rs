@@ -13,7 +13,8 @@
 //!   ([`grammar`]);
 //! - [`scripted`]: replies taken from a YAML script, per agent, in order — Crewgraph's
 //!   Simulate mode and the engine's deterministic test double;
-//! - [`typed`]: Simulate mode by hand — each reply typed by the person in its turn.
+//! - [`typed`]: Simulate mode by hand — each reply typed by the person in its turn;
+//! - [`paced`]: a scripted run at a person's pace — readable, or one turn at a time.
 //!
 //! Around them: [`http`], the robustness the HTTP providers share (timeouts, retries
 //! with backoff honouring `Retry-After`, cancellation, the provider's own error
@@ -36,6 +37,7 @@ pub mod keys;
 pub mod local;
 pub mod models;
 pub mod openai;
+pub mod paced;
 pub mod scripted;
 pub mod settings;
 pub mod typed;
@@ -46,6 +48,7 @@ pub use http::Limits;
 pub use local::{LocalModel, LocalPaths, LocalServer};
 pub use models::Models;
 pub use openai::OpenAiClient;
+pub use paced::{Pace, Paced, Stepper};
 pub use scripted::{RepliesUsed, Script, ScriptError, ScriptedLlm};
 pub use settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
 pub use typed::TypedReplies;

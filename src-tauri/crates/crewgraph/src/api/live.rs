@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crewgraph_engine::run::{EventSink, RunEvent, RunOutcome, RunStatus};
 use crewgraph_engine::{AgentId, RunId};
-use crewgraph_llm::TypedReplies;
+use crewgraph_llm::{Stepper, TypedReplies};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -78,6 +78,20 @@ pub(crate) struct RunSlot {
     registry: std::sync::Weak<LiveRuns>,
     /// Simulate mode by hand: where the person's typed replies go.
     typed: OnceLock<TypedReplies>,
+    /// A scripted run one turn at a time: where the person's **Next** goes.
+    stepper: OnceLock<Stepper>,
+}
+
+impl RunSlot {
+    /// Keeps what the person answers a leg's run through: typed replies, **Next**.
+    fn hand(&self, options: &RunOptions) {
+        if let Some(typed) = &options.typed {
+            let _ = self.typed.set(typed.clone());
+        }
+        if let Some(stepper) = &options.stepper {
+            let _ = self.stepper.set(stepper.clone());
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -113,6 +127,7 @@ impl LiveRuns {
             ready_on_first_event: id.is_some(),
             registry: Arc::downgrade(self),
             typed: OnceLock::new(),
+            stepper: OnceLock::new(),
         });
         if let Some(id) = id {
             let _ = slot.id.set(id.clone());
@@ -286,9 +301,7 @@ impl Api {
     pub async fn spawn_run(&self, path: &Path, input: &str, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
         let slot = self.live.slot(None)?;
-        if let Some(typed) = &options.typed {
-            let _ = slot.typed.set(typed.clone());
-        }
+        slot.hand(&options);
         let (api, path, input, sink) = (self.clone(), path.to_path_buf(), input.to_owned(), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.start_run(&path, &input, &options, sink, &cancel).await }).await
@@ -299,9 +312,7 @@ impl Api {
     pub async fn spawn_resume(&self, id: &RunId, input: Option<&str>, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
         let slot = self.live.slot(Some(id))?;
-        if let Some(typed) = &options.typed {
-            let _ = slot.typed.set(typed.clone());
-        }
+        slot.hand(&options);
         let (api, id, input, sink) = (self.clone(), id.clone(), input.map(str::to_owned), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.resume_run(&id, input.as_deref(), &options, sink, &cancel).await }).await
@@ -338,6 +349,21 @@ impl Api {
             None => Err(ApiError::new(
                 ApiErrorCode::Conflict,
                 format!("run '{id}' is not going on with typed replies here: start it (or resume it) in Simulate mode, typing each reply"),
+            )),
+        }
+    }
+
+    /// A scripted run one turn at a time (`pace: step`): lets its next turn come.
+    /// `conflict` for a run not going on here at that pace.
+    pub fn step_run(&self, id: &RunId) -> Result<(), ApiError> {
+        match self.live.get(id).and_then(|slot| slot.stepper.get().cloned()) {
+            Some(stepper) => {
+                stepper.next();
+                Ok(())
+            }
+            None => Err(ApiError::new(
+                ApiErrorCode::Conflict,
+                format!("run '{id}' is not going on one turn at a time here: start it (or resume it) in Simulate mode with the step pace"),
             )),
         }
     }

@@ -13,7 +13,7 @@ use crewgraph_llm::discover::{self, FoundServer};
 use crewgraph_llm::keys;
 use crewgraph_llm::local::MODEL_NAME;
 use crewgraph_llm::settings::{masked_url, ModelConfig, ModelSettings, Price, Provider};
-use crewgraph_llm::{models, Models, Script, ScriptedLlm};
+use crewgraph_llm::{models, Models, Pace, Paced, Script, ScriptedLlm};
 use crewgraph_store::SqliteStore;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -391,7 +391,11 @@ impl Api {
             script.check(crew).map_err(|errors| {
                 ApiError::new(ApiErrorCode::InvalidInput, errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
             })?;
-            return Ok((Arc::new(ScriptedLlm::new(&script)), Vec::new()));
+            let scripted: Arc<dyn LlmClient> = Arc::new(ScriptedLlm::new(&script));
+            return Ok(match (options.pace, &options.stepper) {
+                (Pace::Instant, _) => (scripted, Vec::new()),
+                (pace, stepper) => (Arc::new(Paced::new(scripted, pace, stepper.clone().unwrap_or_default())), Vec::new()),
+            });
         }
         let mut models = Models::new(self.model_settings().await?, self.local.clone());
         if let Some(name) = &options.model {

@@ -14,7 +14,7 @@ use crewgraph_engine::run::{
     resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
 };
 use crewgraph_engine::{AgentId, Crew, RunId};
-use crewgraph_llm::{RepliesUsed, Script, TypedReplies};
+use crewgraph_llm::{Pace, RepliesUsed, Script, Stepper, TypedReplies};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
@@ -51,6 +51,10 @@ pub struct RunOptions {
     /// Simulate mode by hand: each reply typed by the person in its turn
     /// ([`Api::type_reply`]), instead of a script or a model.
     pub typed: Option<TypedReplies>,
+    /// A scripted run's pace: at once, readable, or one turn at a time.
+    pub pace: Pace,
+    /// At [`Pace::Step`]: where the person's **Next** goes ([`Api::step_run`]).
+    pub stepper: Option<Stepper>,
 }
 
 impl From<StoreError> for ApiError {

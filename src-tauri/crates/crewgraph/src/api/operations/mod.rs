@@ -36,7 +36,7 @@ pub use requests::{Nothing, WhichCrew, WhichModel, WhichRun};
 pub use run_request::{Replies, ResumeRun, StartRun};
 pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
-    TypeReply,
+    StepRun, TypeReply,
 };
 
 use super::operation::Operation;
@@ -91,6 +91,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<ResumeRun>();
     visitor.visit::<CancelRun>();
     visitor.visit::<TypeReply>();
+    visitor.visit::<StepRun>();
     visitor.visit::<RunRecording>();
     visitor.visit::<CheckRecording>();
     visitor.visit::<ExportRun>();

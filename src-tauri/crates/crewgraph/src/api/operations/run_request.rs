@@ -9,7 +9,7 @@ use ts_rs::TS;
 use utoipa::ToSchema;
 
 use crate::api::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
-use crewgraph_llm::TypedReplies;
+use crewgraph_llm::{Pace, Stepper, TypedReplies};
 
 /// Where a run's agents' replies come from: their models (or one model for all), a
 /// script (Simulate mode), or the person typing them.
@@ -39,6 +39,12 @@ pub struct Replies {
     #[serde(default)]
     #[ts(optional)]
     pub model: Option<String>,
+    /// With a script: how fast its replies come — `instant` (default), `readable`
+    /// (word by word, as a model would write), or `step` (each turn waits for
+    /// `step_run`).
+    #[serde(default)]
+    #[ts(optional)]
+    pub pace: Option<Pace>,
 }
 
 impl Replies {
@@ -46,6 +52,11 @@ impl Replies {
     pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
         let script_text = self.script.as_ref().filter(|s| !s.is_null());
         let model = self.model.clone();
+        let pace = self.pace.unwrap_or_default();
+        let scripted = script_text.is_some() || self.script_file.is_some();
+        if pace != Pace::Instant && !scripted {
+            return Err(invalid("a pace is for a scripted run (Simulate with a script): give a script, or leave the pace out"));
+        }
         if self.typed {
             if script_text.is_some() || self.script_file.is_some() {
                 return Err(invalid("typed replies come instead of a script: give 'typed' or a script, not both"));
@@ -60,7 +71,8 @@ impl Replies {
             (Some(_), None) => return Err(invalid("'script' must be the script's YAML text or a JSON object with 'replies'")),
             (None, None) => None,
         };
-        Ok(RunOptions { script, model, ..RunOptions::default() })
+        let stepper = (pace == Pace::Step).then(Stepper::new);
+        Ok(RunOptions { script, model, pace, stepper, ..RunOptions::default() })
     }
 }
 
@@ -143,6 +155,8 @@ mod tests {
                 "either 'script' or 'script_file'",
             ),
             (start("Go", Replies { script: Some(Value::from(3)), ..Replies::default() }), "the script's YAML text"),
+            (start("Go", Replies { pace: Some(Pace::Step), ..Replies::default() }), "a pace is for a scripted run"),
+            (start("Go", Replies { typed: true, pace: Some(Pace::Readable), ..Replies::default() }), "a pace is for a scripted run"),
         ];
         for (request, words) in refusals {
             let error = request.options(&api).expect_err(words);

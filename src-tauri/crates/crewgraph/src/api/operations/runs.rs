@@ -360,3 +360,23 @@ impl Operation for ListLiveRuns {
         Ok(api.live_runs().ids().iter().map(ToString::to_string).collect())
     }
 }
+
+/// A scripted run one turn at a time: its next turn comes.
+pub struct StepRun;
+
+impl Operation for StepRun {
+    type Request = WhichRun;
+    const NAME: &'static str = "step_run";
+    const SUMMARY: &'static str = "Lets the next turn of a run going on one turn at a time come (`conflict`: not going on so here)";
+    const ROUTE: Option<Route> = Some(Route::post("/runs/{id}/step", "runs").answering(204));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::Conflict];
+    type Answer = ();
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<()>(schemas)
+    }
+
+    async fn call(request: WhichRun, api: &Api) -> Result<(), ApiError> {
+        api.step_run(&RunId::from(request.id.as_str()))
+    }
+}

@@ -6,7 +6,8 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use super::{assert_contiguous, messages, ping_pong, Setup, TestServer};
+use super::{assert_contiguous, messages, ping_pong, Setup, TestServer, LIMIT};
+use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_answers_ok() {
@@ -404,6 +405,48 @@ async fn a_run_with_typed_replies_waits_for_each_agent_s_reply_typed_by_the_pers
     reply("ping", "too late").await.assert_error(StatusCode::CONFLICT, "conflict");
     let both = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "typed": true, "script": {"replies": {}}})).await;
     both.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_run_at_step_pace_waits_for_next_before_each_turn_and_readable_streams_word_by_word() {
+    let server = TestServer::start().await;
+    let script = json!({"replies": {"ping": ["Ping one. [NEXT]", "Done now. [END]"], "pong": ["Pong two words. [NEXT]"]}});
+    let started = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "script": script, "pace": "step"})).await;
+    assert_eq!(started.status, StatusCode::ACCEPTED, "{started:?}");
+    let id = started.json["run_id"].as_str().unwrap().to_owned();
+    let step = format!("/runs/{id}/step");
+    async fn replies(server: &TestServer, id: &str) -> usize {
+        server.stored_events(id).await.into_iter().filter(|e| e["type"] == "agent_response").count()
+    }
+    for turn in 1..=3 {
+        // The turn waits: however long, no reply comes without Next.
+        let waited = Instant::now();
+        while waited.elapsed() < Duration::from_millis(300) {
+            assert_eq!(replies(&server, &id).await, turn - 1, "turn {turn} came before Next");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(server.post(&step, json!({})).await.status, StatusCode::NO_CONTENT);
+        let deadline = Instant::now() + LIMIT;
+        while replies(&server, &id).await < turn {
+            assert!(Instant::now() < deadline, "turn {turn} never came after Next");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    assert_eq!(server.settled(&id).await["status"], json!("terminated"));
+    server.post(&step, json!({})).await.assert_error(StatusCode::CONFLICT, "conflict");
+
+    // Readable: the reply's words come as tokens of their own, a word-time apart.
+    let script = json!({"replies": {"ping": ["One two three four five six. [END]"]}});
+    let started = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "script": script, "pace": "readable"})).await;
+    let id = started.json["run_id"].as_str().unwrap().to_owned();
+    server.settled(&id).await;
+    let events = server.stored_events(&id).await;
+    let tokens: Vec<&Value> = events.iter().filter(|e| e["type"] == "token").collect();
+    assert!(tokens.len() >= 3, "the words streamed apart, not at once: {tokens:?}");
+    // A pace without a script is refused in words.
+    let paced = server.post("/runs", json!({"crew": "ping-pong.yaml", "input": "go", "pace": "readable"})).await;
+    paced.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    assert!(paced.json["message"].as_str().unwrap().contains("a pace is for a scripted run"), "{paced:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
