@@ -9,6 +9,8 @@ import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { EditableCrew } from "../bindings/EditableCrew";
+import type { FoundServer } from "../bindings/FoundServer";
+import type { ModelCheck } from "../bindings/ModelCheck";
 import type { ModelRequest } from "../bindings/ModelRequest";
 import type { ModelView } from "../bindings/ModelView";
 import type { Recording } from "../bindings/Recording";
@@ -60,6 +62,19 @@ export interface Backend {
   putModel(name: string, request: ModelRequest): Promise<void>;
   removeModel(name: string): Promise<void>;
   setDefaultModel(name: string): Promise<void>;
+  /** Asks a model for real what it can do — does it answer, its context window,
+   * streaming, tool calls, structured output, speed — and keeps the answer with it
+   * (`ModelView.check`). Takes seconds. */
+  checkModel(name: string): Promise<ModelCheck>;
+  /** The model servers (Ollama, LM Studio, llama.cpp…) running at the addresses looked at. */
+  discoverModels(): Promise<FoundServer[]>;
+  /** The addresses (host:port) where model servers are looked for. */
+  modelServers(): Promise<string[]>;
+  /** Sets those addresses; an empty list means the usual ones again. */
+  setModelServers(addresses: string[]): Promise<void>;
+  /** Whether `setApiKey` can keep a key from here: the window can; a browser cannot
+   * (keys are not sent over the web: they are set on the server's machine). */
+  readonly keepsKeys: boolean;
   /** Keeps an API key in the OS keyring under `name`; it is never shown again. */
   setApiKey(name: string, key: string): Promise<void>;
   /** Forgets the key kept under `name`; false when there was none. */

@@ -92,6 +92,7 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
       page.download(fileName(path), await call("crew_yaml", { spec }));
     },
     // Keys never travel over HTTP: they are kept on the server's machine.
+    keepsKeys: false,
     setApiKey: keysOnTheServer,
     removeApiKey: keysOnTheServer,
     runEvents: (runId) => server.call<RunEvent[]>("GET", `${runUrl(runId)}/events`, undefined, { Accept: "application/json" }),

@@ -23,7 +23,7 @@ export interface Transport {
 }
 
 /** The methods a transport does not make itself. */
-type DialogMethods = "pickCrew" | "pickSavePath" | "guardClose" | "confirm" | "pickScript" | "exportRun" | "importRecording";
+type DialogMethods = "pickCrew" | "pickSavePath" | "guardClose" | "confirm" | "pickScript" | "exportRun" | "importRecording" | "keepsKeys";
 
 /** Every Backend method that is an operation (or a run's watch), over `transport`. */
 export function operationMethods({ call, watch }: Transport): Omit<Backend, DialogMethods> {
@@ -43,6 +43,10 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     putModel: (name, model) => call("put_model", { name, ...model }),
     removeModel: (name) => call("remove_model", { name }),
     setDefaultModel: (name) => call("set_default_model", { name }),
+    checkModel: (name) => call("check_model", { name }),
+    discoverModels: () => call("discover_models", {}),
+    modelServers: () => call("model_servers", {}),
+    setModelServers: (addresses) => call("set_model_servers", { addresses }),
     setApiKey: (name, key) => call("set_api_key", { name, key }),
     removeApiKey: (name) => call("remove_api_key", { name }),
     agentInstructions: (spec, agent) => call("agent_instructions", { spec, agent }),

@@ -26,6 +26,7 @@ const transport: Transport = {
 
 export const tauriBackend: Backend = {
   ...operationMethods(transport),
+  keepsKeys: true,
   async pickCrew(kind) {
     const picked = await open(
       kind === "folder"

@@ -1,6 +1,15 @@
-// Problems found by the engine, gathered per node and edge so each can wear a badge.
-import type { ProblemView } from "../bindings/ProblemView";
+// Problems found by the engine (and the warnings the window adds about models,
+// models/warnings.ts), gathered per node and edge so each can wear a badge.
+import type { Diagnostic } from "../bindings/Diagnostic";
 import type { Severity } from "../bindings/Severity";
+
+/** A problem as the window shows it: one of the engine's (a ProblemView), or a
+ * warning the window adds itself, with what a view needs of either. */
+export type ShownProblem = {
+  diagnostic: Pick<Diagnostic, "severity" | "plain" | "message" | "location">;
+  /** Node and edge ids of the graph view (empty: about the crew as a whole). */
+  targets: string[];
+};
 
 export type Badge = {
   severity: Severity;
@@ -9,7 +18,7 @@ export type Badge = {
 };
 
 /** Badges keyed by node or edge id; an error outranks a warning. */
-export function badgesByTarget(problems: ProblemView[]): Map<string, Badge> {
+export function badgesByTarget<P extends ShownProblem>(problems: readonly P[]): Map<string, Badge> {
   const badges = new Map<string, Badge>();
   const sorted = [...problems].sort((a, b) => rank(a.diagnostic.severity) - rank(b.diagnostic.severity));
   for (const problem of sorted) {
@@ -30,7 +39,7 @@ function rank(severity: Severity): number {
 }
 
 /** "2 errors, 1 warning" / "No problems". */
-export function problemSummary(problems: ProblemView[]): string {
+export function problemSummary(problems: readonly ShownProblem[]): string {
   const errors = problems.filter((p) => p.diagnostic.severity === "error").length;
   const warnings = problems.length - errors;
   const words = [
