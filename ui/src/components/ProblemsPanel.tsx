@@ -1,11 +1,10 @@
 // The problems list: every error and warning in plain words, with the exact text
 // and its place in the file; clicking one selects what it is about on the canvas.
 import { useEffect, useState } from "react";
-import type { ProblemView } from "../bindings/ProblemView";
-import { problemSummary } from "../graph/problems";
+import { type ShownProblem, problemSummary } from "../graph/problems";
 import { AlertIcon, CheckIcon, ErrorIcon } from "./icons";
 
-export function ProblemsPanel({ problems, onSelect }: { problems: ProblemView[]; onSelect: (id: string) => void }) {
+export function ProblemsPanel({ problems, onSelect }: { problems: ShownProblem[]; onSelect: (id: string) => void }) {
   // Open when there is something to fix; "No problems" needs no room of its own.
   const [open, setOpen] = useState(problems.length > 0);
   const any = problems.length > 0;

@@ -44,7 +44,7 @@ import {
   withDropTargets,
 } from "../../graph/editorFlow";
 import { type Direction, layoutGraph, type Route } from "../../graph/layout";
-import { badgesByTarget, problemSummary } from "../../graph/problems";
+import { badgesByTarget, problemSummary, type ShownProblem } from "../../graph/problems";
 import { agentNodeId, groupNodeId, inSelection } from "../../graph/refs";
 import { type CrewEdge, type CrewNode, refOfNode } from "../../graph/toFlow";
 import { CrewEdgeView } from "../edges/CrewEdge";
@@ -54,6 +54,7 @@ import { Legend } from "../Legend";
 import { AgentNode } from "../nodes/AgentNode";
 import { GroupNode } from "../nodes/GroupNode";
 import { EndNode, RouterNode, WaitNode } from "../nodes/PseudoNodes";
+import { useModelWarnings } from "../../models/useModelWarnings";
 import { runStore, useRun } from "../../run/store";
 import { endWords } from "../../run/words";
 import { ProblemsPanel } from "../ProblemsPanel";
@@ -130,7 +131,10 @@ function Editor({ files }: { files: Files }) {
     return box && box.clientHeight > 0 ? box.clientWidth / box.clientHeight : undefined;
   }, []);
 
-  const badges = useMemo(() => badgesByTarget(document?.problems ?? []), [document]);
+  // The engine's problems, and the window's warnings about the models the crew runs on.
+  const warnings = useModelWarnings();
+  const problems = useMemo(() => [...(document?.problems ?? []), ...warnings], [document, warnings]);
+  const badges = useMemo(() => badgesByTarget(problems), [problems]);
 
   // End and Wait are always on the canvas to drop edges on; until an edge leads
   // there they float to the right of the crew (placed here, not stored).
@@ -469,7 +473,6 @@ function Editor({ files }: { files: Files }) {
   );
 
   if (!spec) return null;
-  const problems = document?.problems ?? [];
   const errors = problems.filter((p) => p.diagnostic.severity === "error").length;
   const name = spec.name?.trim() || "Untitled crew";
   const fileName = path ? path.split("/").filter(Boolean).pop() : "not saved yet";
@@ -491,7 +494,7 @@ function Editor({ files }: { files: Files }) {
               {fileName}
             </p>
           </div>
-          <CrewStatus document={document} errors={errors} validating={validating} checkError={checkError} />
+          <CrewStatus document={document} problems={problems} errors={errors} validating={validating} checkError={checkError} />
           <div className="file-actions">
             <button type="button" className={dirty ? "primary" : ""} onClick={() => void files.save()} title="Save (Ctrl+S)">
               Save
@@ -590,7 +593,9 @@ function sameView(a: Viewport, b: Viewport): boolean {
   return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.zoom - b.zoom) < 1e-3;
 }
 
-function CrewStatus({ document, errors, validating, checkError }: { document: CrewDocument | null; errors: number; validating: boolean; checkError: string | null }) {
+type CrewStatusProps = { document: CrewDocument | null; problems: ShownProblem[]; errors: number; validating: boolean; checkError: string | null };
+
+function CrewStatus({ document, problems, errors, validating, checkError }: CrewStatusProps) {
   if (checkError) {
     return (
       <div className="crew-status bad" role="status">
@@ -605,7 +610,6 @@ function CrewStatus({ document, errors, validating, checkError }: { document: Cr
       </div>
     );
   }
-  const problems = document.problems;
   return (
     <div className={`crew-status ${errors ? "bad" : "good"}${validating ? " checking" : ""}`} role="status">
       {errors ? <ErrorIcon size={16} /> : <CheckIcon size={16} />}

@@ -17,6 +17,8 @@ export type AgentFieldsApi = {
   agent: AgentSpec;
   /** The temperature as typed. */
   temperature: string;
+  /** The longest reply (max_tokens) as typed. */
+  maxTokens: string;
   /** Who the agent hands off to when no signal matches. */
   handoffs: string[];
   flags: Record<Flag, boolean>;
@@ -28,6 +30,7 @@ export type AgentFieldsApi = {
   setList: (key: ListKey, value: string[]) => string | null;
   setId: Commit<string>;
   setTemperature: Commit<string>;
+  setMaxTokens: Commit<string>;
   setHandoff: (to: string, on: boolean) => string | null;
   setFlag: (flag: Flag, on: boolean) => string | null;
 };
@@ -44,6 +47,24 @@ export function temperatureProblem(text: string): string | null {
 
 /** A typed temperature as stored: undefined for the default. */
 export function parseTemperature(text: string): number | undefined {
+  return text.trim() === "" ? undefined : Number(text.trim());
+}
+
+/** The most a crew file's max_tokens holds (a 32-bit count). */
+const MOST_TOKENS = 4_294_967_295;
+
+/** Why a typed longest reply cannot be used, or null (empty: the model's own setting). */
+export function maxTokensProblem(text: string): string | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return null;
+  const value = Number(trimmed);
+  if (!Number.isInteger(value) || value < 1) return "The longest reply is a whole number of tokens, 1 or more";
+  if (value > MOST_TOKENS) return "That is more tokens than any model writes";
+  return null;
+}
+
+/** A typed longest reply as stored: undefined for the model's own setting. */
+export function parseMaxTokens(text: string): number | undefined {
   return text.trim() === "" ? undefined : Number(text.trim());
 }
 
@@ -103,6 +124,18 @@ export function AgentFields({ api }: { api: AgentFieldsApi }) {
         placeholder="default"
         validate={temperatureProblem}
         onCommit={api.setTemperature}
+      />
+      <TextField
+        label="Longest reply"
+        help="The most one reply of this agent may take, in tokens (a token is about three quarters of a word). Empty: the model's own setting."
+        value={api.maxTokens}
+        live={live}
+        type="number"
+        min={1}
+        step={1}
+        placeholder="the model's"
+        validate={maxTokensProblem}
+        onCommit={api.setMaxTokens}
       />
       <ChipsField
         label="Tools"

@@ -7,14 +7,19 @@ import type { ProblemView } from "../../bindings/ProblemView";
 import { crewDocument, examCrew } from "../../editor/fixtures";
 import { undoLabel } from "../../editor/history";
 import { editorStore } from "../../editor/store";
+import { resetModels } from "../../models/store";
 import { AgentForm } from "./AgentForm";
 import { OTHER } from "./ModelPicker";
-import { open } from "./testing";
+import { fakeModels, fastModel, open } from "./testing";
 
 vi.mock("../../backend", async () => (await import("./testing")).fakeBackend());
 
 afterEach(cleanup);
-beforeEach(() => open(examCrew()));
+beforeEach(() => {
+  fakeModels.list = [fastModel];
+  resetModels();
+  open(examCrew());
+});
 
 const state = () => editorStore.getState();
 const teacher = () => state().spec!.agents.find((a) => a.id === "teacher")!;
@@ -147,7 +152,7 @@ describe("an agent of the crew", () => {
 
   it("picks a model of the settings, or any provider/model typed after Other…", async () => {
     render(<AgentForm agentId="teacher" />);
-    await screen.findByRole("option", { name: "fast (openai) · the default" });
+    await screen.findByRole("option", { name: "fast (openai) · not checked yet · the default" });
     fireEvent.change(screen.getByLabelText("Model"), { target: { value: "fast" } });
     expect(teacher().model).toBe("fast");
     fireEvent.change(screen.getByLabelText("Model"), { target: { value: OTHER } });
@@ -158,6 +163,39 @@ describe("an agent of the crew", () => {
     expect(teacher().model).toBe("openai/gpt-4o");
     fireEvent.change(screen.getByLabelText("Model"), { target: { value: "" } });
     expect("model" in teacher()).toBe(false); // the default model
+  });
+
+  it("shows what each model's check found in the picker", async () => {
+    fakeModels.list = [
+      { ...fastModel, check: { answers: true, context_window: 8192, context_source: "reported by llama.cpp", tools: false, structured: true, checked_at: 1 } },
+    ];
+    resetModels();
+    render(<AgentForm agentId="teacher" />);
+    expect(await screen.findByRole("option", { name: "fast (openai) · 8,192-token window · no tools · the default" })).toBeTruthy();
+    expect(screen.getByRole("option", { name: "Default model: fast (openai) · 8,192-token window · no tools" })).toBeTruthy();
+  });
+
+  it("warns on the agent when its model cannot call the tools it has", async () => {
+    fakeModels.list = [{ ...fastModel, check: { answers: true, tools: false, checked_at: 1 } }];
+    resetModels();
+    render(<AgentForm agentId="teacher" />);
+    const shown = (await screen.findByText("This agent's tools won't work on fast: it cannot call tools. Pick another model.")).closest("li")!;
+    expect(shown.className).toContain("warning");
+  });
+
+  it("sets the longest reply as a whole number of tokens, and empties it back to the model's own", () => {
+    render(<AgentForm agentId="teacher" />);
+    type("Longest reply", "0");
+    expect(screen.getByRole("alert").textContent).toBe("The longest reply is a whole number of tokens, 1 or more");
+    leave("Longest reply");
+    expect("max_tokens" in teacher()).toBe(false);
+    type("Longest reply", "256");
+    leave("Longest reply");
+    expect(teacher().max_tokens).toBe(256);
+    expect(undoLabel(state().history)).toBe("Undo: Change Teacher's longest reply");
+    type("Longest reply", "");
+    leave("Longest reply");
+    expect("max_tokens" in teacher()).toBe(false);
   });
 
   it("takes a change back with Escape", () => {

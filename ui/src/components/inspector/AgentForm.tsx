@@ -10,6 +10,7 @@ import { addFallback, clearFlag, removeFallback } from "../../editor/edges";
 import type { Position } from "../../editor/history";
 import { routingOf } from "../../editor/routing";
 import { editorStore, problemsFor, useEditor } from "../../editor/store";
+import { useModelWarnings } from "../../models/useModelWarnings";
 import { apply, sameList, select } from "./apply";
 import {
   AgentFields,
@@ -17,6 +18,8 @@ import {
   type Flag,
   type ListKey,
   type TextKey,
+  maxTokensProblem,
+  parseMaxTokens,
   parseTemperature,
   temperatureProblem,
 } from "./AgentFields";
@@ -59,6 +62,7 @@ function othersOf(spec: CrewSpec, id: string | null) {
 
 function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
   const document = useEditor((s) => s.document);
+  const warnings = useModelWarnings();
   const agent = spec.agents.find((a) => a.id === agentId);
   if (!agent) return <p className="ins-muted">This agent is no longer in the crew.</p>;
   const who = agent.name || agentId;
@@ -74,6 +78,7 @@ function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
     live: false,
     agent,
     temperature: agent.temperature === undefined ? "" : String(agent.temperature),
+    maxTokens: agent.max_tokens === undefined ? "" : String(agent.max_tokens),
     handoffs,
     flags: {
       is_terminal: Boolean(agent.is_terminal || behavior?.is_terminal),
@@ -92,6 +97,13 @@ function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
       if (temperature === agent.temperature) return null;
       return change("temperature", (s) => updateAgent(s, agentId, { temperature }));
     },
+    setMaxTokens: (text) => {
+      const problem = maxTokensProblem(text);
+      if (problem) return problem;
+      const max_tokens = parseMaxTokens(text);
+      if (max_tokens === agent.max_tokens) return null;
+      return change("longest reply", (s) => updateAgent(s, agentId, { max_tokens }));
+    },
     setHandoff: (to, on) =>
       change("fallback agents", (s) => (on ? addFallback(s, agentId, to) : removeFallback(s, agentId, to))),
     setFlag: (flag: Flag, on) =>
@@ -107,7 +119,7 @@ function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
   return (
     <section className="ins-panel" aria-label={`Agent ${who}`}>
       <PanelTitle kind={spec.entry_point === agentId ? "Agent · runs start here" : "Agent"} title={who} />
-      <ProblemList problems={problemsFor(document, agentNodeId(agentId))} />
+      <ProblemList problems={[...problemsFor(document, agentNodeId(agentId)), ...warnings.filter((w) => w.targets.includes(agentNodeId(agentId)))]} />
       <AgentFields api={api} />
       <div className="ins-actions">
         <button type="button" className="ins-button danger" onClick={remove}>
@@ -124,6 +136,7 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
   const [draft, setDraft] = useState<AgentSpec>({});
   const [typedId, setTypedId] = useState<string | null>(null);
   const [temperature, setTemperature] = useState("");
+  const [maxTokens, setMaxTokens] = useState("");
   const [handoffs, setHandoffs] = useState<string[]>([]);
   const [flags, setFlags] = useState<Record<Flag, boolean>>({ is_terminal: false, wait_for_signal: false });
   const [idError, setIdError] = useState<string | null>(null);
@@ -139,6 +152,7 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
     live: true,
     agent: { ...draft, id },
     temperature,
+    maxTokens,
     handoffs,
     flags,
     others: othersOf(spec, null),
@@ -154,6 +168,10 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
       setTemperature(text);
       return null;
     },
+    setMaxTokens: (text) => {
+      setMaxTokens(text);
+      return null;
+    },
     setHandoff: (to, on) => {
       setHandoffs((list) => (on ? [...list.filter((t) => t !== to), to] : list.filter((t) => t !== to)));
       return null;
@@ -166,9 +184,9 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (temperatureProblem(temperature)) return;
+    if (temperatureProblem(temperature) || maxTokensProblem(maxTokens)) return;
     const newId = id.trim();
-    const agent: AgentSpec = { ...draft, id: newId, temperature: parseTemperature(temperature), handoff_targets: handoffs };
+    const agent: AgentSpec = { ...draft, id: newId, temperature: parseTemperature(temperature), max_tokens: parseMaxTokens(maxTokens), handoff_targets: handoffs };
     if (flags.is_terminal) agent.is_terminal = true;
     if (flags.wait_for_signal) agent.wait_for_signal = true;
     const nodeId = agentNodeId(newId);

@@ -4,10 +4,11 @@
 import "./inspector.css";
 import { useEditor } from "../../editor/store";
 import { inSelection, nodeRef } from "../../graph/refs";
+import { useModelWarnings } from "../../models/useModelWarnings";
 import { AgentForm } from "./AgentForm";
 import { CrewPanel } from "./CrewPanel";
 import { EdgePanel } from "./EdgePanel";
-import { PanelTitle } from "./fields";
+import { PanelTitle, ProblemList } from "./fields";
 import { GroupPanel } from "./GroupPanel";
 import { SelectionPanel } from "./SelectionPanel";
 
@@ -49,6 +50,7 @@ export function EditorInspector() {
 function One({ id }: { id: string }) {
   const spec = useEditor((s) => s.spec);
   const document = useEditor((s) => s.document);
+  const warnings = useModelWarnings();
   // Matched against the crew (the engine's graph may be behind an edit), else the
   // graph's node (an agent or group just taken out of the crew: its panel says so).
   const inCrew = spec ? inSelection(spec, [id]) : { agents: [], groups: [] };
@@ -66,6 +68,7 @@ function One({ id }: { id: string }) {
     return (
       <section className="ins-panel" aria-label={place.title}>
         <PanelTitle kind="Place" title={place.title} />
+        <ProblemList problems={warnings.filter((w) => w.targets.includes(id))} />
         <p className="ins-text">{place.words}</p>
       </section>
     );

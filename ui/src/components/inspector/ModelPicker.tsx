@@ -1,36 +1,19 @@
-// The agent form's model picker: the default model, the models of the settings
-// (asked of the backend once per window), or any `provider/model` typed in.
-import { useEffect, useId, useState } from "react";
-import { backend } from "../../backend";
+// The agent form's model picker: the default model, the models of the settings —
+// each with what its last check found ("8,192-token window · no tools") — or any
+// `provider/model` typed in.
+import { useId, useState } from "react";
 import type { ModelView } from "../../bindings/ModelView";
+import { useModels } from "../../models/store";
+import { defaultModel } from "../../models/warnings";
+import { checkSummary } from "../../models/words";
 import { type Commit, Field, TextField, describedBy } from "./fields";
 
 /** The option that lets the person type a model; no model is named so. */
 export const OTHER = "(other)";
 
-let models: Promise<ModelView[]> | null = null;
-
-/** The settings' models; asked again after a failure. */
-function loadModels(): Promise<ModelView[]> {
-  if (!models) {
-    models = backend.listModels().catch(() => {
-      models = null;
-      return [];
-    });
-  }
-  return models;
-}
-
-function useModels(): ModelView[] {
-  const [list, setList] = useState<ModelView[]>([]);
-  useEffect(() => {
-    let live = true;
-    void loadModels().then((found) => live && setList(found));
-    return () => {
-      live = false;
-    };
-  }, []);
-  return list;
+/** A model as the picker lists it: its name, provider, and what its check found. */
+export function modelOption(model: ModelView): string {
+  return `${model.name} (${model.provider}) · ${checkSummary(model.check, model.context_window)}`;
 }
 
 type ModelPickerProps = {
@@ -42,7 +25,8 @@ type ModelPickerProps = {
 
 export function ModelPicker({ value, onChange, live = false }: ModelPickerProps) {
   const id = useId();
-  const list = useModels();
+  const list = useModels() ?? [];
+  const fallback = defaultModel(list);
   const [typing, setTyping] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
   const known = list.some((m) => m.name === value);
@@ -65,10 +49,10 @@ export function ModelPicker({ value, onChange, live = false }: ModelPickerProps)
           aria-describedby={describedBy(id, help, refusal)}
           onChange={(e) => pick(e.target.value)}
         >
-          <option value="">Default model</option>
+          <option value="">{fallback ? `Default model: ${modelOption(fallback)}` : "Default model"}</option>
           {list.map((m) => (
             <option key={m.name} value={m.name}>
-              {m.name} ({m.provider}){m.default ? " · the default" : ""}
+              {`${modelOption(m)}${m.default ? " · the default" : ""}`}
             </option>
           ))}
           {value !== "" && !known && <option value={value}>{value}</option>}

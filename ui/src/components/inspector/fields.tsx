@@ -4,7 +4,7 @@
 // an item's problems. Each control either applies as it is left (`onCommit`,
 // one undo step per change) or, with `live`, hands every keystroke to a draft.
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useState } from "react";
-import type { ProblemView } from "../../bindings/ProblemView";
+import type { ShownProblem } from "../../graph/problems";
 import { AlertIcon, ErrorIcon } from "../icons";
 import { checkSignalName, useSignalCheck } from "./useSignalCheck";
 
@@ -351,7 +351,7 @@ export function ChoicesField({ label, help, choices, chosen, onToggle, empty }: 
 
 /** An item's problems in plain words; the exact message shows on hover and to
  * screen readers. */
-export function ProblemList({ problems }: { problems: ProblemView[] }) {
+export function ProblemList({ problems }: { problems: ShownProblem[] }) {
   if (problems.length === 0) return null;
   return (
     <ul className="ins-problems" aria-label="Problems here">

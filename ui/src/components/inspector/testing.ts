@@ -4,9 +4,17 @@
 import type { Backend } from "../../backend/Backend";
 import type { CrewDocument } from "../../bindings/CrewDocument";
 import type { CrewSpec } from "../../bindings/CrewSpec";
+import type { ModelView } from "../../bindings/ModelView";
 import type { ViewEdge } from "../../bindings/ViewEdge";
 import { crewDocument } from "../../editor/fixtures";
 import { editorStore } from "../../editor/store";
+
+/** The one model of the fake settings: the default, never checked. */
+export const fastModel: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null };
+
+/** The models Settings lists, as the fake backend answers them (a test may change
+ * them, then `resetModels()` so the window asks again). */
+export const fakeModels: { list: ModelView[] } = { list: [fastModel] };
 
 /** What the window's backend answers, as far as the inspector asks. */
 export function fakeBackend(): { backend: Partial<Backend> } {
@@ -14,9 +22,7 @@ export function fakeBackend(): { backend: Partial<Backend> } {
     backend: {
       checkSignalName: async (name: string) =>
         /^\[[^[\]]+\]$/.test(name.trim()) ? null : `invalid signal format '${name.trim()}'`,
-      listModels: async () => [
-        { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null },
-      ],
+      listModels: async () => fakeModels.list,
       agentInstructions: async (_spec: CrewSpec, agent: string) => `When you are done, ${agent}, write [DONE].`,
     },
   };

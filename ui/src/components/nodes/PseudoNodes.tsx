@@ -4,6 +4,7 @@ import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { FlagIcon, HourglassIcon, RouterIcon } from "../icons";
+import { ProblemBadge } from "../ProblemBadge";
 import { useEndWords, useNodeRunClass } from "../run/useRunGraph";
 
 export function EndNode({ data, selected }: NodeProps<CrewNode>) {
@@ -31,11 +32,13 @@ export function WaitNode({ data, selected }: NodeProps<CrewNode>) {
 }
 
 export function RouterNode({ data, selected }: NodeProps<CrewNode>) {
+  const { badge } = data;
   return (
-    <div className={`pseudo-node router-node${selected ? " selected" : ""}`} title="Decides which agent works next">
+    <div className={`pseudo-node router-node${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}`} title="Decides which agent works next">
       <InHandle direction={data.direction} />
       <RouterIcon size={16} />
       <span>{data.view.label}</span>
+      {badge && <ProblemBadge badge={badge} small />}
       <OutHandle direction={data.direction} />
     </div>
   );
