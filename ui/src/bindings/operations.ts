@@ -37,6 +37,8 @@ import type { SavedCrew } from "./SavedCrew";
 import type { SetApiKey } from "./SetApiKey";
 import type { SetModelServers } from "./SetModelServers";
 import type { StartRun } from "./StartRun";
+import type { TriedReply } from "./TriedReply";
+import type { TryAgent } from "./TryAgent";
 import type { TypeReply } from "./TypeReply";
 import type { Validation } from "./Validation";
 import type { WhichCrew } from "./WhichCrew";
@@ -77,6 +79,8 @@ export type Operations = {
   recent_crews: { request: Nothing; answer: Array<RecentCrew>; errors: "invalid_input" };
   /** Writes the edited crew as one YAML file */
   export_crew: { request: ExportCrew; answer: void; errors: "io" | "invalid_input" };
+  /** One agent's reply in a try-out chat, and where a run would go after it (nothing is stored) */
+  try_agent: { request: TryAgent; answer: TriedReply; errors: "invalid_input" };
   /** The runtime agents of a crew, in the order they were added */
   list_agents: { request: WhichCrew; answer: Array<RuntimeAgentView>; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
   /** Adds a runtime agent to a crew, after checking it with the crew (errors at their line and column) */
@@ -155,6 +159,7 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   check_signal_name: { method: "POST", path: "/editor/signal-name", status: 200 },
   recent_crews: { method: "GET", path: "/editor/recent", status: 200 },
   export_crew: null,
+  try_agent: { method: "POST", path: "/editor/try-agent", status: 200 },
   list_agents: { method: "GET", path: "/crews/{crew}/agents", status: 200 },
   add_agent: { method: "POST", path: "/crews/{crew}/agents", status: 201 },
   remove_agent: { method: "DELETE", path: "/crews/{crew}/agents/{id}", status: 204 },

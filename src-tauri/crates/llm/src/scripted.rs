@@ -178,6 +178,13 @@ impl Script {
         true
     }
 
+    /// Leaves out `agent`'s first `n` replies (those a try-out chat already used).
+    pub fn skip_replies_of(&mut self, agent: &AgentId, n: usize) {
+        if let Some((_, replies, _)) = self.replies.iter_mut().find(|(a, _, _)| a == agent) {
+            replies.drain(..n.min(replies.len()));
+        }
+    }
+
     /// True when, for every agent that said something, the script's first replies
     /// hold what it said, in order (tool-call rounds in between).
     fn repeats(&self, used: &RepliesUsed) -> bool {

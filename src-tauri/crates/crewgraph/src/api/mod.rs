@@ -34,6 +34,7 @@ mod recording;
 mod routing;
 mod runs;
 mod scripted_gatekeeper;
+mod try_agent;
 mod types;
 mod validation;
 mod watch;
@@ -60,6 +61,7 @@ pub use recording::{read_recording, Recording, RECORDING_FORMAT, RECORDING_VERSI
 pub use routing::{check_query, RouteResult};
 pub use runs::{fingerprint, RunOptions, ScriptSource};
 pub use scripted_gatekeeper::ScriptedGatekeeper;
+pub use try_agent::{TriedReply, TryMessage};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
 pub use validation::Validation;
 pub use watch::{RunWatch, WatchItem};

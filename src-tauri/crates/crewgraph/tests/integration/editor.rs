@@ -250,3 +250,48 @@ fn the_agent_form_shows_what_the_engine_appends_about_signals() {
     assert!(text.contains("[GO]"), "{text}");
     assert_eq!(api.agent_instructions(&spec, "b").unwrap(), None);
 }
+
+/// The exam's crew as the editor holds it.
+fn exam_spec(api: &Api) -> Value {
+    let path = repo_root().join("crews/exam.yaml");
+    block_on(api.edit_crew(&path)).spec.expect("the exam opens for editing")
+}
+
+#[test]
+fn an_agent_tried_in_simulate_answers_from_the_script_and_says_where_a_run_would_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let (api, _) = api(dir.path());
+    let spec = exam_spec(&api);
+    let script = "replies:\n  teacher: [\"What is 1/2 + 1/4? [QUESTION]\", \"Well done, that is all. [END_EXAM]\"]\n";
+    let mut chat = vec![crewgraph::api::TryMessage { from_agent: false, text: "Please begin.".into() }];
+    let first = block_on(api.try_agent(&spec, "teacher", &chat, None, Some(script))).unwrap();
+    assert_eq!(first.reply, "What is 1/2 + 1/4? [QUESTION]");
+    assert_eq!(first.next, "[QUESTION] — the group exam_round would start working");
+    chat.push(crewgraph::api::TryMessage { from_agent: true, text: first.reply });
+    chat.push(crewgraph::api::TryMessage { from_agent: false, text: "3/4".into() });
+    let second = block_on(api.try_agent(&spec, "teacher", &chat, None, Some(script))).unwrap();
+    assert_eq!((second.reply.as_str(), second.next.as_str()), ("Well done, that is all. [END_EXAM]", "[END_EXAM] — the run would end"));
+    chat.push(crewgraph::api::TryMessage { from_agent: true, text: second.reply });
+    chat.push(crewgraph::api::TryMessage { from_agent: false, text: "Again?".into() });
+    let out = block_on(api.try_agent(&spec, "teacher", &chat, None, Some(script))).unwrap();
+    assert_eq!(out.problem.as_deref(), Some("the script has no more replies for Teacher"), "said in the chat, not an error");
+
+    let unknown = block_on(api.try_agent(&spec, "nobody", &chat, None, Some(script))).unwrap_err();
+    assert_eq!((unknown.code, unknown.message.as_str()), (ApiErrorCode::InvalidInput, "the crew has no agent 'nobody'"));
+    let unanswered = [crewgraph::api::TryMessage { from_agent: true, text: "hello".into() }];
+    let error = block_on(api.try_agent(&spec, "teacher", &unanswered, None, Some(script))).unwrap_err();
+    assert_eq!(error.message, "write something to Teacher first");
+}
+
+#[test]
+fn an_agent_tried_on_the_local_model_ends_with_one_of_its_signals() {
+    let dir = tempfile::tempdir().unwrap();
+    let (api, _) = api(dir.path());
+    let spec = exam_spec(&api);
+    let chat = [crewgraph::api::TryMessage { from_agent: false, text: "Please begin.".into() }];
+    let tried = block_on(api.try_agent(&spec, "teacher", &chat, None, None)).unwrap();
+    assert_eq!(tried.problem, None);
+    assert!(tried.reply.ends_with("[QUESTION]") || tried.reply.ends_with("[END_EXAM]"), "{}", tried.reply);
+    assert!(tried.next.starts_with("[QUESTION] — ") || tried.next.starts_with("[END_EXAM] — "), "{}", tried.next);
+    assert!(tried.usage.is_some_and(|u| u.output_tokens > 0), "the local model says what it used");
+}

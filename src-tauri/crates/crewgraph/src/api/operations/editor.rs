@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use super::crews::named;
 use super::requests::{Nothing, WhichCrew};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
-use crate::api::{Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew};
+use crate::api::{Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew, TriedReply, TryMessage};
 
 /// Opens a crew for editing.
 pub struct EditCrew;
@@ -242,5 +242,45 @@ impl Operation for ExportCrew {
 
     async fn call(request: Self, api: &Api) -> Result<(), ApiError> {
         api.export_crew(std::path::Path::new(&request.path), &request.spec)
+    }
+}
+
+/// A try-out chat with one agent of the edited crew.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct TryAgent {
+    /// The crew as the editor has it (saved or not).
+    #[ts(as = "crewgraph_engine::file::CrewFile")]
+    #[schema(value_type = Object)]
+    pub spec: Value,
+    /// The agent to talk to.
+    pub agent: String,
+    /// The chat so far, oldest first; the last message is the person's.
+    pub messages: Vec<TryMessage>,
+    /// A model for this chat instead of the agent's own (a named model, provider/model, or `local`).
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// Simulate: the agent's replies from this script (its YAML text), in order.
+    #[serde(default)]
+    #[ts(optional)]
+    pub script: Option<String>,
+}
+
+impl Operation for TryAgent {
+    type Request = Self;
+    const NAME: &'static str = "try_agent";
+    const SUMMARY: &'static str = "One agent's reply in a try-out chat, and where a run would go after it (nothing is stored)";
+    const ROUTE: Option<Route> = Some(Route::post("/editor/try-agent", "editor"));
+    const ERRORS: &'static [ApiErrorCode] = &[];
+    type Answer = TriedReply;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<TriedReply>(schemas)
+    }
+
+    async fn call(request: Self, api: &Api) -> Result<TriedReply, ApiError> {
+        api.try_agent(&request.spec, &request.agent, &request.messages, request.model, request.script.as_deref()).await
     }
 }

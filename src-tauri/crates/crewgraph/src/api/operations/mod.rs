@@ -28,7 +28,7 @@ use ts_rs::TS;
 
 pub use agents::{AddAgent, ListAgents, RemoveAgent};
 pub use crews::{CrewScripts, CrewsFolder, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
-pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews};
+pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews, TryAgent};
 pub use models::{
     CheckModel, DiscoverModels, ListModels, ModelServers, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel, SetModelServers,
 };
@@ -69,6 +69,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<CheckSignalName>();
     visitor.visit::<RecentCrews>();
     visitor.visit::<ExportCrew>();
+    visitor.visit::<TryAgent>();
     // Runtime agents
     visitor.visit::<ListAgents>();
     visitor.visit::<AddAgent>();
