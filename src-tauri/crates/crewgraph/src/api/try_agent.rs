@@ -7,12 +7,12 @@
 
 use std::sync::Arc;
 
+use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::load::load_spec_value;
 use crewgraph_engine::routing::signals::{decide, Next};
 use crewgraph_engine::run::history::Visible;
 use crewgraph_engine::run::prompt::{ending_signals, system_prompt};
 use crewgraph_engine::run::{LlmError, LlmRequest, Message, Usage};
-use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::{AgentId, Crew};
 use crewgraph_llm::{Script, ScriptedLlm};
 use serde::{Deserialize, Serialize};
@@ -75,8 +75,10 @@ impl Api {
             Some(last) if !last.from_agent && !last.text.trim().is_empty() => {}
             _ => return Err(invalid(format!("write something to {} first", this.name))),
         }
-        let history: Vec<Message> =
-            messages.iter().map(|m| if m.from_agent { Message::agent(&id, m.text.clone()) } else { Message::user(m.text.clone()) }).collect();
+        let history: Vec<Message> = messages
+            .iter()
+            .map(|m| if m.from_agent { Message::agent(&id, m.text.clone()) } else { Message::user(m.text.clone()) })
+            .collect();
         let llm: Arc<dyn crewgraph_engine::run::LlmClient> = match script {
             Some(text) => {
                 let mut script = Script::parse("script", text).map_err(|e| invalid(e.to_string()))?;

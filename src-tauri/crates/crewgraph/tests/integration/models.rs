@@ -350,7 +350,10 @@ fn discovery_lists_a_running_llama_server_and_a_check_says_what_its_model_can_do
     assert_eq!(check["answers"], true, "{check}");
     assert_eq!(check["context_source"], "reported by llama.cpp", "{check}");
     assert!(check["context_window"].as_u64() >= Some(4096), "SmolLM2 was trained for 8,192 tokens: {check}");
-    assert_eq!((check["streaming"].as_bool(), check["tools"].as_bool(), check["structured"].as_bool()), (Some(true), Some(false), Some(true)));
+    assert_eq!(
+        (check["streaming"].as_bool(), check["tools"].as_bool(), check["structured"].as_bool()),
+        (Some(true), Some(false), Some(true))
+    );
     let listed = sandbox.cg(&["models", "--json"]);
     let here = listed.lines().into_iter().map(parse).find(|m| m["name"] == "here").expect("the model is listed");
     assert_eq!(here["check"]["answers"], true, "the check is kept with the model: {here}");
@@ -358,7 +361,10 @@ fn discovery_lists_a_running_llama_server_and_a_check_says_what_its_model_can_do
     assert!(words.stdout.contains("context window") && words.stdout.contains("tool calling       no"), "{}", words.stdout);
 
     // A model whose server is gone: the check says so, in words, and exits 1.
-    assert_eq!(sandbox.cg(&["models", "add", "gone", "--provider", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]).code, 0);
+    assert_eq!(
+        sandbox.cg(&["models", "add", "gone", "--provider", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]).code,
+        0
+    );
     let gone = sandbox.cg(&["models", "check", "gone"]);
     assert_eq!(gone.code, 1);
     assert!(gone.stdout.contains("gone: does not answer") && gone.stdout.contains("nothing answers at 127.0.0.1:9"), "{}", gone.stdout);

@@ -11,7 +11,9 @@ use utoipa::ToSchema;
 use super::crews::named;
 use super::requests::{Nothing, WhichCrew};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
-use crate::api::{Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew, TriedReply, TryMessage};
+use crate::api::{
+    Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew, TriedReply, TryMessage,
+};
 
 /// Opens a crew for editing.
 pub struct EditCrew;
