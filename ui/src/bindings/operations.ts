@@ -12,6 +12,8 @@ import type { EditableCrew } from "./EditableCrew";
 import type { ExportCrew } from "./ExportCrew";
 import type { ExportRun } from "./ExportRun";
 import type { FoundServer } from "./FoundServer";
+import type { GatekeeperAnswer } from "./GatekeeperAnswer";
+import type { GatekeeperQuestion } from "./GatekeeperQuestion";
 import type { ImportRecording } from "./ImportRecording";
 import type { ListModels } from "./ListModels";
 import type { MatchResult } from "./MatchResult";
@@ -133,6 +135,8 @@ export type Operations = {
   run_events: { request: WhichRun; answer: Array<RunEvent>; errors: "not_found" | "store" | "invalid_input" };
   /** The ids of the runs going on here now (a window that reloads catches up on them) */
   live_runs: { request: Nothing; answer: Array<string>; errors: "invalid_input" };
+  /** A gatekeeper service: the available agent that has not worked yet and shares most words with the request and the latest work goes next; none above 0 completes the workflow */
+  keyword_gatekeeper: { request: GatekeeperQuestion; answer: GatekeeperAnswer; errors: "invalid_input" };
 };
 
 /** An operation's name. */
@@ -186,4 +190,5 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   import_recording: null,
   run_events: null,
   live_runs: { method: "GET", path: "/runs/live", status: 200 },
+  keyword_gatekeeper: { method: "POST", path: "/gatekeeper", status: 200 },
 };

@@ -25,6 +25,7 @@ mod error;
 mod fetch;
 mod gatekeeper;
 mod hub;
+mod keyword_gatekeeper;
 mod live;
 mod models;
 pub mod operation;
@@ -52,6 +53,7 @@ pub use editor::{CheckCrew, CrewStore, EditableCrew, Position, RecentCrew, SaveC
 pub use error::{ApiError, ApiErrorCode};
 pub use fetch::WebFetch;
 pub use gatekeeper::{GatekeeperClient, GatekeeperError};
+pub use keyword_gatekeeper::{decide_by_keywords, GatekeeperAgent, GatekeeperAnswer, GatekeeperQuestion, GatekeeperStep, RefusedAnswer};
 pub use live::{LiveRuns, DEFAULT_LIVE_CAPACITY};
 pub use models::{ModelRequest, ModelView, SettingsStore};
 pub use operation::{Method, Operation, Route};

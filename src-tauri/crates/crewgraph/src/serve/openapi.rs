@@ -35,6 +35,7 @@ pub const BEARER: &str = "bearer";
         (name = "models", description = "The models agents use (never their keys)"),
         (name = "signals", description = "Signal matching"),
         (name = "runs", description = "Runs, their events (server-sent events), resume and cancel"),
+        (name = "routing", description = "A gatekeeper service for crews of the `gatekeeper` strategy (`POST /gatekeeper`)"),
         (name = "server", description = "The server itself"),
     )
 )]

@@ -13,6 +13,7 @@
 mod agents;
 mod crews;
 mod editor;
+mod gatekeeper;
 mod models;
 mod requests;
 mod run_request;
@@ -29,6 +30,7 @@ use ts_rs::TS;
 pub use agents::{AddAgent, ListAgents, RemoveAgent};
 pub use crews::{CrewScripts, CrewsFolder, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
 pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews, TryAgent};
+pub use gatekeeper::KeywordGatekeeper;
 pub use models::{
     CheckModel, DiscoverModels, ListModels, ModelServers, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel, SetModelServers,
 };
@@ -99,6 +101,8 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<ImportRecording>();
     visitor.visit::<RunEvents>();
     visitor.visit::<ListLiveRuns>();
+    // Routing
+    visitor.visit::<KeywordGatekeeper>();
 }
 
 type Handler = fn(Api, Value) -> BoxFuture<'static, Result<Value, ApiError>>;

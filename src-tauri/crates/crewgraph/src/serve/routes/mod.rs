@@ -21,6 +21,7 @@
 //! | `GET /runs/{id}/events` | its events, server-sent |
 //! | `GET /crews/{crew}/edit`, `/disk`, `/scripts` | open it for editing, its files' fingerprint, its Simulate scripts |
 //! | `POST /editor/check`, `/save`, `/yaml`, `/instructions`, `/signal-name`; `GET /editor/recent` | the editor |
+//! | `POST /gatekeeper` | a gatekeeper service for crews of the `gatekeeper` strategy (by keywords) |
 
 mod events;
 mod health;

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::{assert_error_shape, Answer, TestServer};
 
 /// The routes that take a body.
-const ROUTES: [(&str, &str); 13] = [
+const ROUTES: [(&str, &str); 14] = [
     ("POST", "/match"),
     ("POST", "/runs"),
     ("POST", "/runs/run-fuzz/resume"),
@@ -24,10 +24,11 @@ const ROUTES: [(&str, &str); 13] = [
     ("POST", "/editor/signal-name"),
     ("POST", "/runs/run-fuzz/reply"),
     ("POST", "/recordings/check"),
+    ("POST", "/gatekeeper"),
 ];
 
 /// Field names the routes take, so generated objects often get past the first check.
-const FIELDS: [&str; 23] = [
+const FIELDS: [&str; 27] = [
     "signal",
     "content",
     "crew",
@@ -51,6 +52,10 @@ const FIELDS: [&str; 23] = [
     "script_file",
     "typed",
     "text",
+    "original_query",
+    "workflow_history",
+    "current_output",
+    "available_agents",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {

@@ -14,11 +14,13 @@
 //! - `process`: the binary — refusing a non-loopback address without a token, and
 //!   SIGTERM mid-run (exit 0, the run resumable with its events intact);
 //! - `fuzz`: arbitrary bodies to every route that takes one: never a 5xx, always
-//!   `{code, message}`.
+//!   `{code, message}`;
+//! - `gatekeeper`: `POST /gatekeeper`, the server as a crew's gatekeeper service.
 
 mod editor;
 mod events;
 mod fuzz;
+mod gatekeeper;
 mod process;
 mod routes;
 mod security;

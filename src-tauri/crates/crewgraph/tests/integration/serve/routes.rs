@@ -59,6 +59,7 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/editor/signal-name", vec!["post"]),
         ("/editor/recent", vec!["get"]),
         ("/editor/try-agent", vec!["post"]),
+        ("/gatekeeper", vec!["post"]),
     ];
     assert_eq!(paths.len(), expected.len(), "documented: {:?}", paths.keys().collect::<Vec<_>>());
     for (path, methods) in expected {

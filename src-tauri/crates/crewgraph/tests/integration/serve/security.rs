@@ -39,6 +39,7 @@ async fn with_a_token_every_api_route_wants_it_and_health_does_not() {
         (Method::POST, "/runs/r/resume"),
         (Method::POST, "/runs/r/cancel"),
         (Method::GET, "/runs/r/events"),
+        (Method::POST, "/gatekeeper"),
         (Method::GET, "/openapi.json"),
     ] {
         let missing = with_token(&server, method.clone(), path, None).await;
