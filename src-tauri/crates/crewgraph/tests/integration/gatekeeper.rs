@@ -3,7 +3,8 @@
 //! records every request (head and JSON body) and answers as the test says — in
 //! time or late, 200 or 500, a decision or garbage. Runs go through the API (crew
 //! and script files, the API's own wiring of the gatekeeper client) with an
-//! in-memory store, and once through the binary. A script that answers only for the
+//! in-memory store, and through the binary — once with a real `crewgraph serve`
+//! process as the gatekeeper of `crews/gatekeeper-desk.yaml`. A script that answers only for the
 //! agents leaves the run asking the service; one with `gatekeeper:` answers asks no
 //! service at all (Simulate mode), and its answers are read exactly as a service's.
 //! The gatekeeper client alone, beside the router model's decider and the scripted
@@ -489,4 +490,55 @@ fn a_gatekeeper_run_through_the_binary_prints_its_reasons() {
     }
     assert_eq!(gatekeeper.seen().len(), 3);
     drop(runtime);
+}
+
+/// The decisions of a `run --json` transcript: `(strategy, chosen, reasoning)`.
+fn printed_decisions(stdout: &str) -> Vec<(String, String, String)> {
+    stdout
+        .lines()
+        .map(crate::e2e::parse)
+        .filter(|e| e["type"] == "routing_decision")
+        .map(|e| {
+            let text = |key: &str| e[key].as_str().unwrap_or_default().to_owned();
+            (text("strategy"), text("chosen"), text("reasoning"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_crewgraph_serve_process_is_the_gatekeeper_of_the_example_desk_run_through_the_cli() {
+    // crews/gatekeeper-desk.yaml as it ships, asking a real `crewgraph serve` (on a
+    // free port instead of 7878); the script answers for the agents only, so every
+    // decision comes over HTTP from the server's keyword gatekeeper.
+    let sandbox = Sandbox::new();
+    std::fs::create_dir(sandbox.path("crews")).unwrap();
+    let crews = sandbox.path("crews");
+    let mut serve = sandbox.spawn(&["serve", "--addr", "127.0.0.1:0", "--crews", crews.to_str().unwrap()]);
+    let listening = serve.read_until(|line| line.starts_with("crewgraph serve: listening on "));
+    let address = listening.trim_start_matches("crewgraph serve: listening on http://").to_owned();
+    let example = std::fs::read_to_string(crate::support::repo_root().join("crews/gatekeeper-desk.yaml")).unwrap();
+    assert!(example.contains("http://127.0.0.1:7878/gatekeeper"), "the example asks serve's default address");
+    let crew = sandbox.write("gatekeeper-desk.yaml", &example.replace("127.0.0.1:7878", &address));
+    let agents = script(&[
+        ("desk", vec!["The customer was charged twice for one invoice and wants a refund.".into()]),
+        ("billing", vec!["The second charge was a duplicate. I refunded it: the money is back on the card in 3 to 5 days.".into()]),
+    ]);
+    let replies = sandbox.write("agents.yaml", &agents);
+    let request = "I was charged twice on my invoice and want a refund";
+    let run = sandbox.cg(&["run", crew.to_str().unwrap(), "--input", request, "--script", replies.to_str().unwrap(), "--json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let decisions = printed_decisions(&run.stdout);
+    assert_eq!(decisions.len(), 2, "{decisions:?}");
+    let (strategy, chosen, why) = &decisions[0];
+    assert_eq!((strategy.as_str(), chosen.as_str()), ("gatekeeper", "billing"));
+    assert!(why.starts_with("billing scores ") && why.ends_with("(tech 0, shipping 0)."), "the server's keyword scores: {why}");
+    let (_, chosen, why) = &decisions[1];
+    assert_eq!(chosen, "complete");
+    assert!(why.starts_with("No agent that has not worked yet shares a word"), "{why}");
+    let last = crate::e2e::parse(run.stdout.lines().last().unwrap());
+    assert_eq!((last["status"].as_str(), last["final_agent"].as_str()), (Some("completed"), Some("billing")), "{last}");
+
+    serve.signal(libc::SIGTERM);
+    let (status, stderr) = serve.finish();
+    assert!(status.success(), "crewgraph serve stops cleanly: {stderr}");
 }

@@ -28,11 +28,12 @@ fn examples() -> Vec<(String, PathBuf, PathBuf)> {
     found
 }
 
-/// What each example is asked (the support desk needs a billing question to pick billing).
+/// What each example is asked (the help desks need a billing question to pick billing).
 fn input(crew: &str) -> &'static str {
     match crew {
-        "support-triage" => "I was charged twice on my invoice and want a refund",
+        "support-triage" | "gatekeeper-desk" => "I was charged twice on my invoice and want a refund",
         "thi-van-dap" => "Bắt đầu bài thi.",
+        "note-desk" => "Notes and a short summary on how bees make honey",
         _ => "Begin.",
     }
 }

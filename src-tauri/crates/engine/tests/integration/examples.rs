@@ -112,6 +112,11 @@ fn every_example_agent_can_be_reached_from_the_entry_point_on_the_drawn_graph() 
         let entry = format!("agent:{}", crew.entry_point);
         let mut seen: HashSet<&str> = HashSet::new();
         let mut queue = vec![entry.as_str()];
+        // Under `llm` and `gatekeeper` every agent's turn goes to the router, drawn as
+        // the hub its assignments leave from (no arrow back from each agent).
+        if matches!(crew.routing.strategy, Strategy::Llm | Strategy::Gatekeeper) {
+            queue.extend(view.nodes.iter().filter(|n| n.kind == NodeKind::Router).map(|n| n.id.as_str()));
+        }
         while let Some(node) = queue.pop() {
             if seen.insert(node) {
                 queue.extend(next.get(node).into_iter().flatten());
@@ -274,4 +279,19 @@ fn research_loop_routes_back_from_the_judge_and_falls_back_from_the_editor() {
     // handoff_targets draws a fallback edge, distinct from the signal edge beside it.
     assert!(has("agent:editor", "agent:judge", EdgeKind::Fallback, "otherwise"));
     assert!(has("agent:editor", "agent:judge", EdgeKind::Signal, "[EDITED]"));
+}
+
+#[test]
+fn the_routed_desks_keep_a_router_model_with_room_and_serves_own_gatekeeper() {
+    let notes = load_example("note-desk.yaml");
+    assert_eq!(notes.routing.strategy, Strategy::Llm);
+    // The local model's 128 tokens cut most decisions off; a local run stays short.
+    assert!(notes.routing.router_max_tokens.is_some_and(|m| m >= 256), "{:?}", notes.routing.router_max_tokens);
+    assert!(notes.routing.max_iterations <= 4, "{}", notes.routing.max_iterations);
+    let desk = load_example("gatekeeper-desk.yaml");
+    assert_eq!(desk.routing.strategy, Strategy::Gatekeeper);
+    let gatekeeper = desk.routing.gatekeeper.as_ref().expect("a gatekeeper");
+    assert_eq!(gatekeeper.url, "http://127.0.0.1:7878/gatekeeper", "crewgraph serve's route at its default address");
+    let view = view_of(&desk);
+    assert!(view.nodes.iter().any(|n| n.kind == NodeKind::Router && n.label == "Gatekeeper"));
 }
