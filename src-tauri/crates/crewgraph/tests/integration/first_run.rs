@@ -18,8 +18,13 @@ const RUN_LIMIT: Duration = Duration::from_secs(600);
 /// The local model's context window (SmolLM2 was trained for 8,192 tokens).
 const WINDOW: u64 = 8192;
 
+/// One local-model run at a time: each starts a llama-server of its own, and two
+/// side by side on a 2-core machine make both too slow for the crews' time limits.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Runs `crew` on the local model with `input`; its events, one JSON value each.
 fn run_locally(sandbox: &Sandbox, crew: &str, input: &str) -> Vec<serde_json::Value> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let db = sandbox.db();
     let output = crate::support::crewgraph()
         .current_dir(repo_root())

@@ -257,7 +257,7 @@ fn exam_question_starts_the_parallel_round_that_returns_to_the_teacher() {
     assert_eq!(question.behavior, Behavior::Parallel);
     assert_eq!(question.targets, [Target::Group("exam_round".into())]);
     let group = crew.group("exam_round").unwrap();
-    assert_eq!(group.timeout, Duration::from_secs(30));
+    assert_eq!(group.timeout, Duration::from_secs(120), "2m, written as humantime");
     assert!(group.wait_for_all);
     let view = view_of(&crew);
     let parents: Vec<_> = view.nodes.iter().filter(|n| n.parent.as_deref() == Some("group:exam_round")).map(|n| n.id.as_str()).collect();
