@@ -1,12 +1,27 @@
 // @vitest-environment jsdom
-// Settings against a stand-in backend: what the list shows (never a key), and what
-// adding a model, saving or forgetting a key, choosing the default and removing ask of it.
+// Settings against a stand-in backend: what the list shows (never a key) and what
+// each model's check found, in words; what adding or changing a model (its context
+// window and longest reply too), checking it, saving or forgetting a key, choosing
+// the default and removing ask of it; the model servers found, and where to look.
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ModelView } from "../../bindings/ModelView";
+import { sizeProblem } from "./ModelForm";
 import { SettingsDialog } from "./SettingsDialog";
 
 const calls = vi.hoisted(() => ({ log: [] as unknown[][], models: [] as ModelView[] }));
+
+const checked: ModelView["check"] = {
+  answers: true,
+  context_window: 8192,
+  context_source: "reported by llama.cpp",
+  streaming: true,
+  tools: false,
+  structured: true,
+  first_token_ms: 250,
+  tokens_per_second: 60,
+  checked_at: Date.UTC(2026, 0, 5, 10, 30),
+};
 
 vi.mock("../../backend", () => ({
   backend: {
@@ -22,6 +37,14 @@ vi.mock("../../backend", () => ({
       calls.log.push(["forget", name]);
       return true;
     },
+    checkModel: async (name: string) => {
+      calls.log.push(["check", name]);
+      calls.models = calls.models.map((m) => (m.name === name ? { ...m, check: checked } : m));
+      return checked;
+    },
+    discoverModels: async () => [{ kind: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen2.5:7b"] }],
+    modelServers: async () => ["127.0.0.1:11434"],
+    setModelServers: async (addresses: string[]) => void calls.log.push(["addresses", addresses]),
   },
 }));
 
@@ -89,5 +112,60 @@ describe("Settings", () => {
     expect(calls.log).toContainEqual(["default", "fast"]);
     expect(calls.log).toContainEqual(["remove", "fast"]);
     expect(calls.log).toContainEqual(["list", true]);
+  });
+
+  it("says what each model's last check found, in words, and Check asks again", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    await screen.findByText("fast");
+    const row = (name: string) => document.querySelector(`[data-model="${name}"]`)!;
+    expect(row("fast").textContent).toContain("Not checked yet: Check asks it a few questions to see what it can do.");
+    const check = row("fast").querySelector("button")!;
+    expect(check.textContent).toBe("Check");
+    await act(async () => fireEvent.click(check));
+    expect(calls.log).toContainEqual(["check", "fast"]);
+    await waitFor(() =>
+      expect(row("fast").querySelector(".settings-model-check")!.textContent).toMatch(
+        /^When checked \(.+\), it answers · 8,192-token window \(reported by llama\.cpp\) · streams its replies · cannot call tools · gives structured answers · first words after 0\.3 s · 60 tokens a second\.$/,
+      ),
+    );
+  });
+
+  it("changes a model with Edit, its context window and longest reply too", async () => {
+    calls.models = [local, { ...fast, context_window: 128000, max_tokens: 1024 }];
+    render(<SettingsDialog onClose={() => {}} />);
+    await screen.findByText("fast");
+    expect(document.querySelector('[data-model="fast"]')!.textContent).toContain("128,000-token window (as set here) · replies of 1,024 tokens at most");
+    fireEvent.click(screen.getByRole("button", { name: "Edit" }));
+    const form = screen.getByRole("form", { name: "Change fast" });
+    expect((form.querySelector('input[name="model-name"]') as HTMLInputElement).disabled).toBe(true);
+    expect((form.querySelector('input[name="context-window"]') as HTMLInputElement).value).toBe("128000");
+    fireEvent.change(form.querySelector('input[name="max-tokens"]')!, { target: { value: "2048" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save changes" })));
+    expect(calls.log).toContainEqual([
+      "put",
+      "fast",
+      { provider: "openai", model: "gpt-4o-mini", base_url: "https://api.openai.com/v1", key_name: "openai", context_window: 128000, max_tokens: 2048 },
+    ]);
+    expect(screen.getByRole("form", { name: "Add a model" })).toBeTruthy();
+  });
+
+  it("checks a context window and a longest reply as they are typed", () => {
+    expect(sizeProblem("", "")).toBeNull();
+    expect(sizeProblem("8,192", "512")).toBeNull();
+    expect(sizeProblem("100", "")).toBe("The context window is a whole number of tokens, from 256 to 10,000,000.");
+    expect(sizeProblem("8192.5", "")).toMatch(/whole number/);
+    expect(sizeProblem("", "0")).toBe("The longest reply is a whole number of tokens, 1 or more.");
+    expect(sizeProblem("4096", "4096")).toMatch(/smaller than the context window/);
+  });
+
+  it("lists the model servers found on this computer, with Use, and where it looks", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const servers = await screen.findByRole("region", { name: "Model servers on this computer" });
+    await waitFor(() => expect(servers.textContent).toContain("Ollama at 127.0.0.1:11434"));
+    expect(servers.textContent).toContain("qwen2.5:7b");
+    expect(screen.getByRole("button", { name: "Use" })).toBeTruthy();
+    const where = screen.getByLabelText("Addresses to look at") as HTMLInputElement;
+    expect(where.value).toBe("127.0.0.1:11434");
+    expect(where.closest("details")!.open).toBe(true);
   });
 });
