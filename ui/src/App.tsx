@@ -13,6 +13,7 @@ import { SettingsDialog } from "./components/settings/SettingsDialog";
 import { Sidebar } from "./components/Sidebar";
 import { StartView } from "./components/StartView";
 import type { RunSummary } from "./bindings/RunSummary";
+import { dropLaunch, LAUNCH_INPUT, requestLaunch } from "./components/run/launch";
 import { showRecording } from "./components/run/recordings";
 import { exportRecording, openRun, showLiveRun } from "./components/run/runActions";
 import { editorStore, useEditor } from "./editor/store";
@@ -44,6 +45,13 @@ export function App() {
     const crew = await backend.runCrew(run.id).catch(() => null);
     if (crew && crew !== editorStore.getState().path) await files.openPath(crew);
     await openRun(run);
+  };
+
+  // Try it / Run on the start view: the crew opens and its run panel starts the run.
+  const launch = async (crew: string, simulate: boolean) => {
+    requestLaunch({ crew, simulate, input: LAUNCH_INPUT });
+    await files.openPath(crew);
+    if (editorStore.getState().path !== crew) dropLaunch();
   };
 
   // A run recording: chosen by the person (or given by path, automation), its crew
@@ -153,7 +161,13 @@ export function App() {
         ) : files.unreadable ? (
           <Unreadable path={files.unreadable.path} text={files.unreadable.text} />
         ) : (
-          <StartView crews={crews} folder={folder} onOpen={(p) => void files.openPath(p)} onPick={(kind) => void files.pick(kind)} />
+          <StartView
+            crews={crews}
+            folder={folder}
+            onOpen={(p) => void files.openPath(p)}
+            onPick={(kind) => void files.pick(kind)}
+            onLaunch={(p, simulate) => void launch(p, simulate)}
+          />
         )}
       </main>
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}

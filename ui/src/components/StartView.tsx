@@ -1,8 +1,14 @@
-// The start view: the example crews, each with a one-line description and a
-// picture of its graph, one click from opening; and a way to open your own.
+// The start view: which model the agents use (the guided start while none is
+// chosen: start/ModelChoice.tsx), then the example crews, each with a picture of
+// its graph and one line saying what it shows, one click from opening, trying
+// (Simulate with the replies that come with it: no model needed) or running on the
+// chosen model; and a way to open your own.
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { Strategy } from "../bindings/Strategy";
+import { useModels } from "../models/store";
+import { defaultModel } from "../models/warnings";
 import { FileIcon, FolderIcon } from "./icons";
+import { ModelChoice, modelTitle } from "./start/ModelChoice";
 import { Thumbnail } from "./Thumbnail";
 
 const strategyTag: Record<Strategy, string> = {
@@ -17,9 +23,15 @@ type Props = {
   folder: string;
   onOpen: (path: string) => void;
   onPick: (kind: "file" | "folder") => void;
+  /** Opens a crew and starts a run of it at once: in Simulate mode with its own
+   * script (`simulate`), or on the chosen model. */
+  onLaunch: (path: string, simulate: boolean) => void;
 };
 
-export function StartView({ crews, folder, onOpen, onPick }: Props) {
+export function StartView({ crews, folder, onOpen, onPick, onLaunch }: Props) {
+  const models = useModels();
+  const current = models ? defaultModel(models) : undefined;
+  const runTitle = current ? `Open it and run it on ${modelTitle(current)}` : "Open it and run it on the chosen model";
   return (
     <div className="start-view">
       <header className="start-header">
@@ -34,6 +46,7 @@ export function StartView({ crews, folder, onOpen, onPick }: Props) {
           </button>
         </div>
       </header>
+      <ModelChoice />
       <h2 className="start-section">Examples</h2>
       {crews === null ? (
         <p className="muted">Loading the examples…</p>
@@ -42,8 +55,8 @@ export function StartView({ crews, folder, onOpen, onPick }: Props) {
       ) : (
         <ul className="crew-cards">
           {crews.map((crew) => (
-            <li key={crew.path}>
-              <button type="button" className="crew-card" onClick={() => onOpen(crew.path)} data-crew={crew.file_name}>
+            <li key={crew.path} className="crew-example" data-crew={crew.file_name}>
+              <button type="button" className="crew-card" onClick={() => onOpen(crew.path)} data-crew={crew.file_name} title="Open it to see and edit it">
                 <Thumbnail graph={crew.graph} />
                 <span className="crew-card-name">{crew.name}</span>
                 <span className="crew-card-description">{crew.description || "No description."}</span>
@@ -54,6 +67,22 @@ export function StartView({ crews, folder, onOpen, onPick }: Props) {
                   {crew.errors > 0 && <span className="meta-error">{crew.errors} to fix</span>}
                 </span>
               </button>
+              {crew.errors === 0 && (
+                <div className="crew-card-actions">
+                  <button
+                    type="button"
+                    className="crew-try"
+                    onClick={() => onLaunch(crew.path, true)}
+                    title="Open it and play it with the replies that come with it: no model needed"
+                    aria-label={`Try ${crew.name} (no model)`}
+                  >
+                    Try it (no model)
+                  </button>
+                  <button type="button" className="crew-run" onClick={() => onLaunch(crew.path, false)} title={runTitle} aria-label={`Run ${crew.name}`}>
+                    Run
+                  </button>
+                </div>
+              )}
             </li>
           ))}
         </ul>

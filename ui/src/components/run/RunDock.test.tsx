@@ -14,6 +14,7 @@ import { editorStore } from "../../editor/store";
 import { events, examRun, failedRun, pausedRun, resumedLeg } from "../../run/fixtures";
 import { runStore } from "../../run/store";
 import { examDocument, open } from "../inspector/testing";
+import { requestLaunch } from "./launch";
 import { RunDock } from "./RunDock";
 
 type OnBatch = (batch: RunBatch) => void;
@@ -27,6 +28,8 @@ const fake = vi.hoisted(() => ({
   started: [] as unknown[],
   resumed: [] as unknown[][],
   cancelled: [] as string[],
+  /** The scripts that come with the crew (Simulate mode). */
+  scripts: [] as string[],
 }));
 
 vi.mock("../../backend", () => ({
@@ -35,7 +38,7 @@ vi.mock("../../backend", () => ({
       { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null },
     ],
     pickScript: async () => "/home/ana/scripts/exam.yaml",
-    crewScripts: async () => [],
+    crewScripts: async () => fake.scripts,
     startRun: async (request: StartRun, onBatch: OnBatch) => {
       if (fake.startError) throw fake.startError;
       fake.started.push(request);
@@ -60,7 +63,7 @@ afterEach(cleanup);
 beforeEach(() => {
   open(examCrew(), examDocument());
   runStore.getState().reset();
-  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], cancelled: [] });
+  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], cancelled: [], scripts: [] });
 });
 
 const input = () => screen.getByRole("textbox") as HTMLTextAreaElement;
@@ -89,6 +92,44 @@ async function startWith(script: RunBatch[]) {
     await shown();
   });
 }
+
+describe("a run asked for on the start view", () => {
+  it("opens the dock and starts at once on each agent's own model, with the input shown", async () => {
+    fake.script = [batch(examRun(), "finished")];
+    requestLaunch({ crew: PATH, simulate: false, input: "Please begin." });
+    await act(async () => {
+      render(<RunDock crewPath={PATH} crewValid />);
+      await shown();
+    });
+    expect(fake.started).toEqual([{ crew: PATH, input: "Please begin." }]);
+    expect(input().value).toBe("Please begin.");
+    await waitFor(() => expect(status()).toBe("Finished: Teacher said [END_EXAM]"));
+  });
+
+  it("tries it in Simulate mode with the script that comes with the crew, once the crew can run", async () => {
+    fake.script = [batch(examRun(), "finished")];
+    fake.scripts = ["/home/ana/crews/scripts/exam.yaml"];
+    requestLaunch({ crew: PATH, simulate: true, input: "Please begin." });
+    const { rerender } = render(<RunDock crewPath={PATH} crewValid={false} />);
+    await act(shown);
+    expect(fake.started).toEqual([]); // not while the crew is being checked
+    expect((screen.getByLabelText("Model") as HTMLSelectElement).value).toBe("\u0000simulate");
+    await act(async () => {
+      rerender(<RunDock crewPath={PATH} crewValid />);
+      await shown();
+    });
+    expect(fake.started).toEqual([{ crew: PATH, input: "Please begin.", script_file: "/home/ana/crews/scripts/exam.yaml" }]);
+  });
+
+  it("is not taken by another crew's panel", async () => {
+    requestLaunch({ crew: "/elsewhere.yaml", simulate: false, input: "Please begin." });
+    await act(async () => {
+      render(<RunDock crewPath={PATH} crewValid />);
+      await shown();
+    });
+    expect(fake.started).toEqual([]);
+  });
+});
 
 describe("running a crew", () => {
   it("starts folded to its status line, leaving the canvas the room", () => {

@@ -9,6 +9,7 @@ import "./run.css";
 import { lazy, Suspense, useEffect, useState } from "react";
 import { useRun } from "../../run/store";
 import { statusWords } from "../../run/words";
+import { launchWaiting } from "./launch";
 import { ReplayBar } from "./ReplayBar";
 import { RunPanel } from "./RunPanel";
 import { runTone } from "./runClasses";
@@ -33,7 +34,8 @@ type RunDockProps = {
 
 export function RunDock({ crewPath, crewValid, unsaved = false }: RunDockProps) {
   const view = useRun((s) => s.view);
-  const [open, setOpen] = useState(view !== null);
+  // Open from the start when a run was asked for on this crew (the start view's Run).
+  const [open, setOpen] = useState(() => view !== null || launchWaiting(crewPath));
   const runId = view?.runId ?? null;
   const replaying = useRun((s) => s.replay !== null);
   const names = useNames();

@@ -3,13 +3,16 @@
 // Simulate with replies from a script file, or Simulate with each reply typed by
 // the person (then, while the run goes on, each agent whose turn it is gets a reply
 // box here instead of the input). When the crew waits for the person, the box asks
-// for their answer and Resume sends it. Calls the backend through runActions and
-// shows its errors in plain words, inline.
+// for their answer and Resume sends it. A run the start view asked for (launch.ts)
+// is taken when the panel appears and started as soon as the crew can run. Calls
+// the backend through runActions and shows its errors in plain words, inline.
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { backend } from "../../backend";
 import type { Replies } from "../../bindings/Replies";
+import { useModels } from "../../models/store";
 import { useRun } from "../../run/store";
 import { ReplyBoxes } from "./ReplyBoxes";
+import { type Launch, takeLaunch } from "./launch";
 import { catchUp, resumeRun, startRun, stopRun } from "./runActions";
 import { useNames } from "./useNames";
 
@@ -44,10 +47,11 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const [input, setInput] = useState("");
   const [answer, setAnswer] = useState("");
   const [model, setModel] = useState("");
-  const [models, setModels] = useState<string[]>([]);
+  const models = (useModels() ?? []).map((m) => m.name);
   const [script, setScript] = useState<string | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
   const [error, setError] = useState<string | null>(null);
+  const [launch, setLaunch] = useState<Launch | null>(null);
 
   const runId = useRun((s) => s.view?.runId ?? "");
   const status = useRun((s) => s.view?.status ?? null);
@@ -71,6 +75,15 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     if (typedRun) setModel(SIMULATE_TYPED);
   }, [typedRun]);
 
+  // A run the start view asked for: shown here, started below once the crew can run.
+  useEffect(() => {
+    const taken = takeLaunch(crewPath);
+    if (!taken) return;
+    setInput(taken.input);
+    setModel(taken.simulate ? SIMULATE : "");
+    setLaunch(taken);
+  }, [crewPath]);
+
   // Simulate mode starts with the script that comes with the crew, when there is one.
   useEffect(() => {
     if (!simulate || script || !crewPath) return;
@@ -80,17 +93,6 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
       current = false;
     };
   }, [simulate, script, crewPath]);
-
-  useEffect(() => {
-    let current = true;
-    backend.listModels().then(
-      (found) => current && setModels(found.map((m) => m.name)),
-      () => {},
-    );
-    return () => {
-      current = false;
-    };
-  }, []);
 
   // Stop stays pressed until the run has ended.
   useEffect(() => {
@@ -127,6 +129,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
 
   const run = async () => {
     if (!canRun || !crewPath) return;
+    setLaunch(null);
     setBusy("starting");
     setError(null);
     try {
@@ -137,6 +140,11 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
       setBusy(null);
     }
   };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: run is this render's, with the launch's input and mode in it
+  useEffect(() => {
+    if (launch && canRun) void run();
+  }, [launch, canRun]);
 
   const stop = async () => {
     if (!canStop) return;
