@@ -38,8 +38,8 @@ pub struct TryMessage {
 #[ts(export)]
 pub struct TriedReply {
     pub reply: String,
-    /// In words: where a run would go after this reply ("[QUESTION] — the work goes
-    /// to Student", "no signal — the work goes on to Writer (automatically)").
+    /// In words: where a run would go after this reply (`[QUESTION] — the work would
+    /// go to Student`, `no signal — the work would go on to Writer (the fallback)`).
     pub next: String,
     /// Tokens the call used, when the model said.
     #[serde(default, skip_serializing_if = "Option::is_none")]

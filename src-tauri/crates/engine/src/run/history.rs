@@ -1,5 +1,5 @@
 //! What of the shared history an agent sees (DESIGN.md §4): all of it, unless it is
-//! longer than the room its model leaves (see [`super::context`]); then the oldest
+//! longer than the room its model leaves (see `run::context`); then the oldest
 //! turns after the person's first message are left out first, a tool call and its
 //! results together.
 //!
