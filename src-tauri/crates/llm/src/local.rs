@@ -51,8 +51,11 @@ pub const MODEL_NAME: &str = "SmolLM2-135M-Instruct (local)";
 /// llama.cpp's penalty on repeated tokens: at 1.0 SmolLM2 loops on one sentence
 /// ("Your turn, please." ten times); at 1.15 it writes on.
 const REPEAT_PENALTY: f64 = 1.15;
-/// The most tokens of a reply (the body, the signal, or a structured answer).
+/// The most tokens of a reply (its text and its signal), so a turn takes seconds.
 const MAX_TOKENS: u32 = 128;
+/// The most tokens of a structured answer (a router's decision names an agent and
+/// writes an instruction: 128 tokens cut some off).
+const MAX_STRUCTURED_TOKENS: u32 = 512;
 
 /// Where the server binary and the model file are.
 #[derive(Clone, Debug, PartialEq)]
@@ -297,6 +300,9 @@ impl LlmClient for LocalModel {
             };
             let mut body = client.body(request);
             body["repeat_penalty"] = json!(REPEAT_PENALTY);
+            if request.schema.is_some() && request.max_tokens.is_none() {
+                body["max_tokens"] = json!(MAX_STRUCTURED_TOKENS);
+            }
             // A schema is its own grammar. A grammar and tool calls exclude each other:
             // a reply that must end with a signal is not offered tools (a 135M model
             // calls them poorly anyway, and without its signal the crew cannot go on).
