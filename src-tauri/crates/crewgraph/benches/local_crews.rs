@@ -35,6 +35,26 @@ fn main() {
     }
     let scratch = std::env::temp_dir().join(format!("crewgraph-local-crews-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
+    // The gatekeeper desk asks `crewgraph serve` at its usual address (its POST /gatekeeper).
+    let gatekeeper = std::net::TcpListener::bind("127.0.0.1:7878").is_ok().then(|| {
+        Command::new(&clis[clis.len() - 1].1)
+            .args(["serve", "--addr", "127.0.0.1:7878", "--db"])
+            .arg(scratch.join("gatekeeper.db"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("crewgraph serve starts")
+    });
+    if gatekeeper.is_none() {
+        eprintln!("127.0.0.1:7878 is taken: the gatekeeper desk's runs ask whatever answers there");
+    }
+    let asked = Instant::now();
+    while gatekeeper.is_some()
+        && std::net::TcpStream::connect("127.0.0.1:7878").is_err()
+        && asked.elapsed() < std::time::Duration::from_secs(30)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     println!("| crew | build | run | status | wall | turns | tokens read / written | handoffs | trimmed |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for (crew, input) in CREWS {
@@ -50,7 +70,6 @@ fn main() {
                 .arg(&path)
                 .args(["--input", input, "--json", "--db"])
                 .arg(&db)
-                .env("CREWGRAPH_GATEKEEPER_SCRIPT", repo.join("crews/scripts/gatekeeper-desk.yaml"))
                 .output()
                 .expect("crewgraph runs");
             let wall = started.elapsed();
@@ -69,6 +88,10 @@ fn main() {
                 println!("|   |   | error | {} | | | | | |", figures.error.unwrap_or_default().replace('|', "/"));
             }
         }
+    }
+    if let Some(mut server) = gatekeeper {
+        let _ = server.kill();
+        let _ = server.wait();
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
