@@ -7,6 +7,7 @@ import type { Strategy } from "../../bindings/Strategy";
 import { routingOf } from "../../editor/routing";
 import { useEditor } from "../../editor/store";
 import { problemSummary } from "../../graph/problems";
+import { useModelWarnings } from "../../models/useModelWarnings";
 import { apply } from "./apply";
 import { type CrewPatch, STRATEGIES, updateCrew } from "../../editor/crew";
 import { PanelTitle, ProblemList, SelectField, TextField } from "./fields";
@@ -76,10 +77,11 @@ function CrewSettings() {
   const document = useEditor((s) => s.document);
   const validating = useEditor((s) => s.validating);
   const checkError = useEditor((s) => s.checkError);
+  const warnings = useModelWarnings();
   if (!spec) return null;
   const change = (words: string, patch: CrewPatch) => apply(`Change the crew's ${words}`, (s) => updateCrew(s, patch));
   const fromSettings = spec.settings?.max_handoffs ? spec.settings.max_handoffs : undefined;
-  const problems = document?.problems ?? [];
+  const problems = [...(document?.problems ?? []), ...warnings];
   return (
     <section className="ins-panel" aria-label="Crew">
       <PanelTitle kind="Crew" title={spec.name || "Untitled crew"} />
