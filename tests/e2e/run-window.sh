@@ -26,13 +26,19 @@ node "$root/tests/e2e/generate-speed-script.mjs" 600 2 >"$crews/scripts/speed.ya
 big=$(mktemp -d)
 node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 
-# The test files to run: those named on the command line, else all of them.
-tests=("$@")
-if ((${#tests[@]} == 0)); then
-  tests=(window editor runs simulate speed)
+# The test files to run: those named on the command line, else all of them. The
+# guided start (start) wants a database where no model was ever set up or checked,
+# and leaves the demo model chosen and checked (a warning on every crew with tools):
+# it runs after the others, against a database and a tauri-driver of its own.
+names=("$@")
+if ((${#names[@]} == 0)); then
+  names=(window editor runs simulate speed start)
 fi
-tests=("${tests[@]/#/$root/tests/e2e/}")
-tests=("${tests[@]/%/.test.mjs}")
+shared=()
+own=()
+for name in "${names[@]}"; do
+  if [ "$name" = start ]; then own+=("$root/tests/e2e/$name.test.mjs"); else shared+=("$root/tests/e2e/$name.test.mjs"); fi
+done
 
 pids=()
 cleanup() {
@@ -41,19 +47,43 @@ cleanup() {
 }
 trap cleanup EXIT
 
-Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp 3>"$out/display" 2>"$out/xvfb.log" &
+# Room for a 1440×900 window (start.test's screenshots) besides the app's own 1280×800.
+Xvfb -displayfd 3 -screen 0 1920x1080x24 -nolisten tcp 3>"$out/display" 2>"$out/xvfb.log" &
 pids+=($!)
 # Each helper gets up to a minute to come up (a busy machine is slow), then a clear no.
 for _ in $(seq 600); do [ -s "$out/display" ] && break; sleep 0.1; done
 [ -s "$out/display" ] || { echo "run-window.sh: Xvfb did not start:" >&2; cat "$out/xvfb.log" >&2; exit 1; }
 export DISPLAY=":$(cat "$out/display")"
 
-port=$(( 20000 + RANDOM % 20000 ))
-CREWGRAPH_CREWS_DIR="$crews" CREWGRAPH_DB="$big/crewgraph.db" "$driver" --port "$port" --native-port $(( port + 1 )) >"$out/tauri-driver.log" 2>&1 &
-pids+=($!)
-up=
-for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && up=1 && break; sleep 0.1; done
-[ -n "$up" ] || { echo "run-window.sh: tauri-driver did not listen on port $port:" >&2; cat "$out/tauri-driver.log" >&2; exit 1; }
+driver_pid=
+# Starts tauri-driver on a free port, the app it starts using the database $1.
+start_driver() {
+  port=$(( 20000 + RANDOM % 20000 ))
+  CREWGRAPH_CREWS_DIR="$crews" CREWGRAPH_DB="$1" "$driver" --port "$port" --native-port $(( port + 1 )) >>"$out/tauri-driver.log" 2>&1 &
+  driver_pid=$!
+  pids+=("$driver_pid")
+  local up=
+  for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && up=1 && break; sleep 0.1; done
+  [ -n "$up" ] || { echo "run-window.sh: tauri-driver did not listen on port $port:" >&2; cat "$out/tauri-driver.log" >&2; exit 1; }
+}
+stop_driver() {
+  kill "$driver_pid" 2>/dev/null || true
+  wait "$driver_pid" 2>/dev/null || true
+}
+run_tests() {
+  CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
+    node --test --test-concurrency=1 "$@"
+}
 
-CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
-  node --test --test-concurrency=1 "${tests[@]}"
+status=0
+if ((${#shared[@]} > 0)); then
+  start_driver "$big/crewgraph.db"
+  run_tests "${shared[@]}" || status=$?
+  stop_driver
+fi
+if ((${#own[@]} > 0)); then
+  start_driver "$big/start.db"
+  run_tests "${own[@]}" || status=$?
+  stop_driver
+fi
+exit "$status"

@@ -89,7 +89,8 @@ test("Stop ends a run cancelled, and pressing it twice does no harm", async () =
 
 test("a stored run is replayed on the graph from the runs list", async () => {
   await session.waitFor(async () => (await session.find(".runs-list .sidebar-item")).length >= 2, { message: "two runs in the runs list" });
-  // Newest first: the cancelled run, then the finished interview.
+  // Newest first: the cancelled run, then the finished interview (scrolled to, below the crews).
+  await session.execute(`document.querySelector(".runs-list li:nth-child(2)").scrollIntoView({ block: "nearest" })`);
   await session.click(".runs-list li:nth-child(2) .sidebar-item");
   await statusIs(/^Replay/, "the replay");
   await session.visible(".run-replay");
@@ -103,7 +104,11 @@ test("Settings: a model is added, made the default and removed; the list shows n
   assert.deepEqual(await session.texts(".settings-model strong"), ["local"]);
   await session.type('.settings-add input[name="model-name"]', "fast");
   await session.type('.settings-add input[name="provider-model"]', "gpt-4o-mini");
+  // (The form's button is further down the dialog: scrolled to, as a person would.)
+  await session.execute(`document.querySelector('.settings-add button[type="submit"]').scrollIntoView({ block: "nearest" })`);
   await session.click('.settings-add button[type="submit"]');
+  // Back up to the list (the dialog is longer than the window).
+  await session.execute(`document.querySelector(".settings-models").scrollIntoView({ block: "start" })`);
   await session.waitFor(async () => (await session.texts(".settings-model strong")).includes("fast"), { message: "the new model in the list" });
   // The first model of one's own may become the default by itself; else choose it.
   const isDefault = async (model) => (await session.texts(".settings-model.default strong")).includes(model);

@@ -291,7 +291,14 @@ test("a run on the local model shows the tokens it spent in the Usage view", asy
   assert.ok(Number(counted[1].replace(/,/g, "")) > 0 && Number(counted[2].replace(/,/g, "")) > 0, `tokens in and out are not zero: ${total}`);
   assert.equal((await session.find(".run-usage canvas")).length, 2, "two charts: tokens and time");
   // The runs list shows the run's tokens too.
-  await session.waitFor(async () => (await session.texts(".runs-list .sidebar-tokens")).some((t) => /tokens$/.test(t)), { message: "the run's tokens in the runs list" });
+  await session.waitFor(
+    async () => {
+      // (The runs list sits below the crews: scrolled to, as a person would.)
+      await session.execute(`document.querySelector(".runs-list li")?.scrollIntoView({ block: "nearest" })`);
+      return (await session.texts(".runs-list .sidebar-tokens")).some((t) => /tokens$/.test(t));
+    },
+    { message: "the run's tokens in the runs list" },
+  );
   await session.screenshot(`${OUT}/56-local-model-usage.png`);
 });
 

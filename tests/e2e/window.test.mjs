@@ -22,6 +22,8 @@ after(async () => {
 
 async function openExample(fileName) {
   await session.click(".brand");
+  // (Below the first rows, a card is scrolled to first, as a person would.)
+  await session.waitFor(() => session.execute(`const card = document.querySelector(arguments[0]); card?.scrollIntoView({ block: "nearest" }); return Boolean(card);`, [`.crew-card[data-crew="${fileName}"]`]), { message: `the card of ${fileName}` });
   await session.click(`.crew-card[data-crew="${fileName}"]`);
   // The start view has no crew header: one showing means the crew opened (so a
   // graph that fails to appear afterwards is told apart from a click that was lost).
