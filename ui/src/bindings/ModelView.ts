@@ -46,4 +46,9 @@ context_window?: number,
 /**
  * What its last check found (**Check** in Settings, `crewgraph models check`).
  */
-check?: ModelCheck, };
+check?: ModelCheck, 
+/**
+ * Chosen by the person: a configured model, or `local` made the default — not
+ * the local model standing in because nothing is set up.
+ */
+chosen: boolean, };

@@ -6,7 +6,7 @@ import type { ModelCheck } from "../bindings/ModelCheck";
 import type { ModelView } from "../bindings/ModelView";
 import { addKeyedModel, addServerModel } from "./choose";
 
-const local: ModelView = { name: "local", provider: "local", model: "SmolLM2", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null };
+const local: ModelView = { name: "local", provider: "local", model: "SmolLM2", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null, chosen: false };
 
 function fake(check: ModelCheck, models: ModelView[] = [local], keepsKeys = true) {
   const calls: unknown[][] = [];

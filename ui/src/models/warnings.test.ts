@@ -10,6 +10,7 @@ const model = (name: string, more: Partial<ModelView> = {}): ModelView => ({
   model: name,
   base_url: "",
   default: false,
+  chosen: name !== "local",
   key: null,
   key_name: null,
   reachable: null,

@@ -60,7 +60,8 @@ impl Models {
     /// A sentence for the person when the run will use the local model because no
     /// model is configured (None otherwise).
     pub fn local_notice(&self) -> Option<String> {
-        if !self.settings.is_empty() || self.chosen.as_ref().is_some_and(|c| c.model.as_deref() == Some("local")) {
+        let local_chosen = self.settings.default.as_deref() == Some("local");
+        if !self.settings.is_empty() || local_chosen || self.chosen.as_ref().is_some_and(|c| c.model.as_deref() == Some("local")) {
             return None;
         }
         Some(match self.local.available() {

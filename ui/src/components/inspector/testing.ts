@@ -10,7 +10,7 @@ import { crewDocument } from "../../editor/fixtures";
 import { editorStore } from "../../editor/store";
 
 /** The one model of the fake settings: the default, never checked. */
-export const fastModel: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null };
+export const fastModel: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null, chosen: true };
 
 /** The models Settings lists, as the fake backend answers them (a test may change
  * them, then `resetModels()` so the window asks again). */

@@ -48,8 +48,8 @@ vi.mock("../../backend", () => ({
   },
 }));
 
-const local: ModelView = { name: "local", provider: "local", model: "SmolLM2", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null };
-const fast: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "https://api.openai.com/v1", default: false, key: "keyring", key_name: "openai", reachable: null, problem: null };
+const local: ModelView = { name: "local", provider: "local", model: "SmolLM2", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null, chosen: false };
+const fast: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "https://api.openai.com/v1", default: false, key: "keyring", key_name: "openai", reachable: null, problem: null, chosen: true };
 
 beforeEach(() => {
   calls.log = [];

@@ -79,6 +79,9 @@ pub struct ModelView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub check: Option<ModelCheck>,
+    /// Chosen by the person: a configured model, or `local` made the default — not
+    /// the local model standing in because nothing is set up.
+    pub chosen: bool,
 }
 
 /// A model to add (or replace).
@@ -267,6 +270,7 @@ impl Api {
             max_tokens: None,
             context_window: None,
             check: settings.checks.get("local").cloned(),
+            chosen: settings.default.as_deref() == Some("local"),
         }];
         // Asked all at once: a listing waits for the slowest model, not for their sum.
         let probes = futures_util::future::join_all(settings.models.values().map(|config| async move {
@@ -300,6 +304,7 @@ impl Api {
                 max_tokens: config.max_tokens,
                 context_window: config.context_window,
                 check: settings.checks.get(name).cloned(),
+                chosen: true,
             });
         }
         Ok(views)
