@@ -6,8 +6,8 @@ import type { Usage } from "./Usage";
  */
 export type TriedReply = { reply: string, 
 /**
- * In words: where a run would go after this reply ("[QUESTION] — the work goes
- * to Student", "no signal — the work goes on to Writer (automatically)").
+ * In words: where a run would go after this reply (`[QUESTION] — the work would
+ * go to Student`, `no signal — the work would go on to Writer (the fallback)`).
  */
 next: string, 
 /**
