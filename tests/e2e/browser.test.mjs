@@ -109,7 +109,7 @@ test("the start view lists the example crews, with the token taken from the addr
   await page.goto(`${URL_}/#token=${TOKEN}`);
   await page.locator(".crew-card").nth(3).waitFor();
   const names = await texts(".crew-card-name");
-  for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "quiz-crew", "Code review pipeline", "Interview"]) {
+  for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "Quiz night", "Code review pipeline", "Interview"]) {
     assert.ok(names.includes(name), `the start view should offer ${name}; it shows ${names.join(", ")}`);
   }
   // The token left the address bar (bookmarks, history) for the tab's session storage.

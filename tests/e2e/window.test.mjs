@@ -73,7 +73,7 @@ test("the start view lists every example crew with a picture of its graph", asyn
     const hit = document.elementFromPoint(picture.left + picture.width / 2, picture.top + picture.height / 2);
     return hit && hit.tagName + "." + hit.getAttribute("class");`);
   assert.equal(pressed, "BUTTON.crew-card");
-  for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "quiz-crew", "Code review pipeline", "Broken crew"]) {
+  for (const name of ["Fractions exam", "Research and write", "Support triage", "Thi vấn đáp", "Quiz night", "Code review pipeline", "Broken crew"]) {
     assert.ok(names.includes(name), `start view should offer ${name}; it shows ${names.join(", ")}`);
   }
   // Thumbnails are laid out graphs, not placeholders.
