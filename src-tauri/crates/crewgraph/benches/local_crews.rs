@@ -40,6 +40,8 @@ fn main() {
         Command::new(&clis[clis.len() - 1].1)
             .args(["serve", "--addr", "127.0.0.1:7878", "--db"])
             .arg(scratch.join("gatekeeper.db"))
+            .arg("--crews")
+            .arg(repo.join("crews"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
