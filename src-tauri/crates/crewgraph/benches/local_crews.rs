@@ -8,7 +8,8 @@
 //! `LOCAL_CREWS_RUNS` runs each crew that many times (default 1): a 135M model's
 //! choices vary from run to run, so more runs show the spread. `LOCAL_CREWS_BEFORE`
 //! names another `crewgraph` binary (an older build) to run too, crew by crew in
-//! turn with this one, so both are measured in the same minutes.
+//! turn with this one, so both are measured in the same minutes. `LOCAL_CREWS_ONLY`
+//! names one crew (`exam.yaml`) to run alone.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -59,7 +60,8 @@ fn main() {
     }
     println!("| crew | build | run | status | wall | turns | tokens read / written | handoffs | trimmed |");
     println!("|---|---|---|---|---|---|---|---|---|");
-    for (crew, input) in CREWS {
+    let only = std::env::var("LOCAL_CREWS_ONLY").ok();
+    for (crew, input) in CREWS.iter().filter(|(crew, _)| only.as_deref().is_none_or(|only| only == *crew)) {
         let path = repo.join("crews").join(crew);
         if !path.exists() {
             continue;
