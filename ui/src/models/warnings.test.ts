@@ -3,20 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { ModelView } from "../bindings/ModelView";
 import { defaultModel, estimateTokens, modelNamed, modelWarnings, ROUTER_NODE } from "./warnings";
+import { modelView as model } from "./testing";
 
-const model = (name: string, more: Partial<ModelView> = {}): ModelView => ({
-  name,
-  provider: name === "local" ? "local" : "openai",
-  model: name,
-  base_url: "",
-  default: false,
-  chosen: name !== "local",
-  key: null,
-  key_name: null,
-  reachable: null,
-  problem: null,
-  ...more,
-});
 const checked = (found: Partial<NonNullable<ModelView["check"]>>) => ({ check: { answers: true, checked_at: 1, ...found } });
 
 const crew = (agents: CrewSpec["agents"], routing?: CrewSpec["routing"]): CrewSpec => ({ version: "1.0", name: "t", agents, ...(routing ? { routing } : {}) }) as CrewSpec;

@@ -9,6 +9,7 @@ import type { ModelCheck } from "../../bindings/ModelCheck";
 import type { ModelView } from "../../bindings/ModelView";
 import { resetModels } from "../../models/store";
 import { ModelChoice } from "./ModelChoice";
+import { modelView as model } from "../../models/testing";
 
 const fake = vi.hoisted(() => ({
   log: [] as unknown[][],
@@ -40,19 +41,6 @@ vi.mock("../../backend", () => ({
   },
 }));
 
-const model = (name: string, more: Partial<ModelView> = {}): ModelView => ({
-  name,
-  provider: name === "local" ? "local" : "openai",
-  model: name,
-  base_url: "",
-  default: false,
-  chosen: name !== "local",
-  key: null,
-  key_name: null,
-  reachable: null,
-  problem: null,
-  ...more,
-});
 
 afterEach(cleanup);
 beforeEach(() => {

@@ -193,38 +193,7 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum ModelsAction {
     /// Add a model (or replace one of the same name).
-    Add {
-        /// The name crew files use (`model: NAME`): default, fast …
-        name: String,
-        /// openai (any OpenAI-compatible server), anthropic, or local.
-        #[arg(long)]
-        provider: String,
-        /// The provider's name for the model (gpt-4o-mini, claude-sonnet-4-5 …).
-        #[arg(long)]
-        model: Option<String>,
-        /// Where the server is (default: the provider's own address).
-        #[arg(long, value_name = "URL")]
-        base_url: Option<String>,
-        /// The name its API key is kept under (default: the provider's name).
-        #[arg(long, value_name = "NAME")]
-        key: Option<String>,
-        /// The most tokens a reply may take.
-        #[arg(long, value_name = "N")]
-        max_tokens: Option<u32>,
-        /// The tokens one request may hold, prompt and reply together (default: what its
-        /// server reports, or what is known of the model).
-        #[arg(long, value_name = "N")]
-        context_window: Option<u32>,
-        /// Its price in US dollars per million tokens read (with --output-price), so runs say what they cost.
-        #[arg(long, value_name = "USD")]
-        input_price: Option<f64>,
-        /// Its price in US dollars per million tokens written.
-        #[arg(long, value_name = "USD")]
-        output_price: Option<f64>,
-        /// Make it the default model.
-        #[arg(long)]
-        default: bool,
-    },
+    Add(models_cmd::NewModel),
     /// Remove a model.
     Remove { name: String },
     /// Make a model (or `local`) the default.
@@ -351,32 +320,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
         Command::Models { action, json, db } => Ok(match action {
             None => models_cmd::list(db.as_deref(), json),
-            Some(ModelsAction::Add {
-                name,
-                provider,
-                model,
-                base_url,
-                key,
-                max_tokens,
-                context_window,
-                input_price,
-                output_price,
-                default,
-            }) => {
-                let new = models_cmd::NewModel {
-                    name,
-                    provider,
-                    model,
-                    base_url,
-                    key,
-                    max_tokens,
-                    context_window,
-                    input_price,
-                    output_price,
-                    default,
-                };
-                models_cmd::add(db.as_deref(), new)
-            }
+            Some(ModelsAction::Add(new)) => models_cmd::add(db.as_deref(), new),
             Some(ModelsAction::Remove { name }) => models_cmd::remove(db.as_deref(), &name),
             Some(ModelsAction::Default { name }) => models_cmd::set_default(db.as_deref(), &name),
             Some(ModelsAction::Check { name }) => models_cmd::check(db.as_deref(), &name, json),

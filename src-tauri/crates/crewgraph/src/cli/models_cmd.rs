@@ -17,16 +17,37 @@ use super::terminal::say;
 use super::{block_on, fail};
 
 /// What `models add` is given.
+#[derive(Debug, clap::Args)]
 pub struct NewModel {
+    /// The name crew files use (`model: NAME`): default, fast …
     pub name: String,
+    /// openai (any OpenAI-compatible server), anthropic, or local.
+    #[arg(long)]
     pub provider: String,
+    /// The provider's name for the model (gpt-4o-mini, claude-sonnet-4-5 …).
+    #[arg(long)]
     pub model: Option<String>,
+    /// Where the server is (default: the provider's own address).
+    #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// The name its API key is kept under (default: the provider's name).
+    #[arg(long, value_name = "NAME")]
     pub key: Option<String>,
+    /// The most tokens a reply may take.
+    #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// The tokens one request may hold, prompt and reply together (default: what its
+    /// server reports, or what is known of the model).
+    #[arg(long, value_name = "N")]
     pub context_window: Option<u32>,
+    /// Its price in US dollars per million tokens read (with --output-price), so runs say what they cost.
+    #[arg(long, value_name = "USD")]
     pub input_price: Option<f64>,
+    /// Its price in US dollars per million tokens written.
+    #[arg(long, value_name = "USD")]
     pub output_price: Option<f64>,
+    /// Make it the default model.
+    #[arg(long)]
     pub default: bool,
 }
 
