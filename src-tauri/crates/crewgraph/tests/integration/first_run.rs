@@ -50,7 +50,9 @@ fn run_locally(sandbox: &Sandbox, crew: &str, input: &str) -> Vec<serde_json::Va
 fn the_exam_runs_to_a_final_status_on_the_local_model() {
     let sandbox = Sandbox::new();
     let events = run_locally(&sandbox, "crews/exam.yaml", "Please begin.");
-    assert!(events.iter().any(|e| e["type"] == "parallel_finished"), "the exam round ran");
+    // The teacher may end the exam at once ([END_EXAM]); once it asks, the round runs.
+    let asked = events.iter().any(|e| e["type"] == "signal_matched" && e["signal"] == "[QUESTION]");
+    assert!(!asked || events.iter().any(|e| e["type"] == "parallel_finished"), "a question started the exam round");
 }
 
 #[test]
