@@ -103,6 +103,8 @@ pub struct CheckpointStats {
     pub inline: u64,
     /// Pages in the WAL after the last commit.
     pub wal_pages: u32,
+    /// A checkpoint was asked of the checkpointer and has not finished yet.
+    pub pending: bool,
 }
 
 /// The checkpointer thread of one database, and the hook that wakes it.
@@ -142,6 +144,7 @@ impl Checkpointer {
             background: self.signal.background.load(Ordering::Relaxed),
             inline: self.signal.inline.load(Ordering::Relaxed),
             wal_pages: self.signal.frames.load(Ordering::Relaxed),
+            pending: self.signal.wanted.load(Ordering::Acquire),
         }
     }
 }
