@@ -21,6 +21,8 @@ import type { ResumeRun } from "../bindings/ResumeRun";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { StartRun } from "../bindings/StartRun";
+import type { TriedReply } from "../bindings/TriedReply";
+import type { TryAgent } from "../bindings/TryAgent";
 import type { RunSummary } from "../bindings/RunSummary";
 
 export interface Backend {
@@ -105,11 +107,18 @@ export interface Backend {
    * `typed: true` — for its turn now, or its next one. Refused with "invalid_input"
    * for an empty text, "conflict" for a run not going on with typed replies. */
   typeReply(runId: string, agent: string, text: string): Promise<void>;
+  /** A scripted run at the step pace: lets its next turn come (the person's Next).
+   * Refused with "conflict" for a run not going on so here. */
+  stepRun(runId: string): Promise<void>;
+  /** One agent's reply in a try-out chat on the edited crew (saved or not), and
+   * where a run would go after it; `problem` when the model did not answer. */
+  tryAgent(request: TryAgent): Promise<TriedReply>;
   /** Saves run `runId`'s recording (the run and every event, one JSON file). Without
-   * `path` the person is asked where (the window: a save dialog; a browser: a
-   * download named `<run id>.json`); with it (the window, automation) it is written
-   * there. Answers where it went; null when the person cancelled. */
-  exportRun(runId: string, path?: string): Promise<string | null>;
+   * `path` the person is asked where (the window: a save dialog offering `name`; a
+   * browser: a download named `name`, else `<run id>.json`); with it (the window,
+   * automation) it is written there. Answers where it went; null when the person
+   * cancelled. */
+  exportRun(runId: string, path?: string, name?: string): Promise<string | null>;
   /** Reads a run recording, checked whole, to replay it. Without `path` the person
    * chooses the file (a .json); null when they cancel. A truncated file, one of a
    * newer Crewgraph or one that is no recording is refused with a message saying so. */

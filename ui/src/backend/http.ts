@@ -99,9 +99,9 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
     async pickScript() {
       return page.prompt(`Which script has the agents' replies? Its name in ${CREWS_FOLDER}, for example scripts/exam.yaml.`, "scripts/")?.trim() || null;
     },
-    async exportRun(runId, path) {
-      // A download, as the server wrote it (named after the target, or the run).
-      const name = path ? fileName(path) : `${runId}.json`;
+    async exportRun(runId, path, suggested) {
+      // A download, as the server wrote it (named after the target, the name given, or the run).
+      const name = path ? fileName(path) : (suggested ?? `${runId}.json`);
       const { url } = routed("run_recording", { id: runId });
       page.download(name, await server.text(url), "application/json");
       return name;

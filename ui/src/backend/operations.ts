@@ -69,6 +69,8 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     runEvents: (id) => call("run_events", { id }),
     crewScripts: (crew) => call("crew_scripts", { crew }),
     typeReply: (id, agent, text) => call("type_reply", { id, agent, text }),
+    stepRun: (id) => call("step_run", { id }),
+    tryAgent: (request) => call("try_agent", request),
     liveRuns: () => call("live_runs", {}),
   };
 }

@@ -66,8 +66,8 @@ export const tauriBackend: Backend = {
     const picked = await open({ title: "Choose the agents' replies (a script)", filters: [{ name: "Scripts", extensions: ["yaml", "yml", "json"] }] });
     return typeof picked === "string" ? picked : null;
   },
-  async exportRun(runId, path) {
-    const target = path ?? (await pickRecordingPath(`${runId}.json`));
+  async exportRun(runId, path, name) {
+    const target = path ?? (await pickRecordingPath(name ?? `${runId}.json`));
     if (!target) return null;
     await call("export_run", { id: runId, path: target });
     return target;
