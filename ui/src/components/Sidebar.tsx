@@ -1,25 +1,18 @@
 // The left region: the crews you can open, the way back to the start view, and the
-// runs — past ones to replay (with the tokens each spent), and Import recording…
-// to replay a run from a file.
+// runs — the open crew's past runs named by what they were asked, searchable, to
+// replay (with the tokens each spent), and Import recording… to replay a run from
+// a file. In a narrow window (a small screen, 200 % zoom) it folds to a rail, so the
+// crew gets the room; its button unfolds it over the window until a choice is made.
 import type { CrewSummary } from "../bindings/CrewSummary";
 import type { RecentCrew } from "../bindings/RecentCrew";
 import type { RunSummary } from "../bindings/RunSummary";
-import type { RunStatus } from "../bindings/RunStatus";
-
-const statusShort: Record<RunStatus, string> = {
-  running: "running",
-  paused: "waiting for you",
-  terminated: "finished",
-  completed: "finished",
-  max_handoffs: "stopped at the handoff limit",
-  no_route: "stopped: no route",
-  signal_failure: "stopped: no signal",
-  loop_detected: "stopped: a loop",
-  cancelled: "stopped by you",
-  failed: "failed",
-};
-import { runTokens } from "../run/words";
+import "./run/sidebar.css";
+import { RunsList } from "./run/RunsList";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { FileIcon, FolderIcon } from "./icons";
+
+/** Below this width (the window's, in the page's own units) the sidebar folds. */
+const NARROW = 1000;
 
 type Props = {
   crews: CrewSummary[] | null;
@@ -31,23 +24,119 @@ type Props = {
   onImport: () => void;
   recent: RecentCrew[];
   runs: RunSummary[];
+  /** Each run's crew as far as it is known (its path; null: not known). */
+  crewOf?: (run: RunSummary) => string | null | undefined;
   onOpenRun: (run: RunSummary) => void;
   onImportRecording: () => void;
   onSettings: () => void;
 };
 
 const shortName = (path: string) => path.split("/").filter(Boolean).pop() ?? path;
+const unknownCrew = () => undefined;
 
-/** A run's line in the list: "“input” — finished · 1,234 tokens in, 321 out". */
-function runTitle(run: RunSummary): string {
-  const { input_tokens, output_tokens } = run.tokens;
-  const spent = input_tokens + output_tokens > 0 ? ` · ${input_tokens.toLocaleString("en")} tokens in, ${output_tokens.toLocaleString("en")} out` : "";
-  return `“${run.input}” — ${statusShort[run.status]}${spent}`;
+export function Sidebar(props: Props) {
+  const nav = useRef<HTMLElement>(null);
+  // (The unfolded list over the window is measured by nobody: the rail keeps the place.)
+  const none = useRef<HTMLElement>(null);
+  const narrow = useNarrow(nav);
+  const [unfolded, setUnfolded] = useState(false);
+  useEffect(() => {
+    if (!narrow) setUnfolded(false);
+  }, [narrow]);
+  // Narrow: a rail keeps the sidebar's place (the crew's room does not jump when it unfolds).
+  const rail = (
+    <nav ref={nav} className="sidebar folded" aria-label="Crews">
+      <button type="button" className="brand" onClick={props.onHome} title="Back to the start" aria-label="Back to the start">
+        <img src="./icon.png" alt="" width={24} height={24} />
+      </button>
+      <button type="button" className="sidebar-unfold" onClick={() => setUnfolded(!unfolded)} title="Show the crews and runs" aria-label="Show the crews and runs" aria-expanded={unfolded}>
+        ☰
+      </button>
+      <div className="sidebar-actions sidebar-bottom">
+        <button type="button" className="sidebar-item" onClick={props.onSettings} title="Settings: models, API keys, the default model" aria-label="Settings">
+          ⚙
+        </button>
+      </div>
+    </nav>
+  );
+  if (narrow && !unfolded) return rail;
+  if (!narrow) return <SidebarList {...props} navRef={nav} />;
+  // Unfolded over the window: any choice folds it again (so does Esc, or the ×).
+  const fold = <A extends unknown[]>(act: (...args: A) => void) => (...args: A) => {
+    setUnfolded(false);
+    act(...args);
+  };
+  return (
+    <>
+      {rail}
+      <SidebarList
+        {...props}
+        navRef={none}
+        overlay={
+          <button type="button" className="sidebar-fold" onClick={() => setUnfolded(false)} aria-label="Hide the crews and runs" title="Hide (Esc)">
+            ×
+          </button>
+        }
+        onEscape={() => setUnfolded(false)}
+        onHome={fold(props.onHome)}
+        onOpen={fold(props.onOpen)}
+        onPick={fold(props.onPick)}
+        onNew={fold(props.onNew)}
+        onImport={fold(props.onImport)}
+        onOpenRun={fold(props.onOpenRun)}
+        onImportRecording={fold(props.onImportRecording)}
+        onSettings={fold(props.onSettings)}
+      />
+    </>
+  );
 }
 
-export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImport, recent, runs, onOpenRun, onImportRecording, onSettings }: Props) {
+/** Whether the window (the sidebar's parent) is narrower than NARROW. */
+function useNarrow(nav: React.RefObject<HTMLElement | null>): boolean {
+  const [narrow, setNarrow] = useState(false);
+  useEffect(() => {
+    const app = nav.current?.parentElement;
+    if (!app) return;
+    const measure = () => setNarrow(app.clientWidth > 0 && app.clientWidth < NARROW);
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(app);
+    return () => observer.disconnect();
+  }, [nav]);
+  return narrow;
+}
+
+type ListProps = Props & { navRef: React.RefObject<HTMLElement | null>; overlay?: ReactNode; onEscape?: () => void };
+
+function SidebarList({
+  crews,
+  openPath,
+  onHome,
+  onOpen,
+  onPick,
+  onNew,
+  onImport,
+  recent,
+  runs,
+  crewOf = unknownCrew,
+  onOpenRun,
+  onImportRecording,
+  onSettings,
+  navRef,
+  overlay,
+  onEscape,
+}: ListProps) {
   return (
-    <nav className="sidebar" aria-label="Crews">
+    <nav
+      ref={navRef}
+      className={`sidebar${overlay ? " overlay" : ""}`}
+      aria-label={overlay ? "Crews and runs" : "Crews"}
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && onEscape) onEscape();
+      }}
+    >
+      {overlay}
       <button type="button" className="brand" onClick={onHome} title="Back to the start">
         <img src="./icon.png" alt="" width={24} height={24} />
         <span>Crewgraph</span>
@@ -109,26 +198,7 @@ export function Sidebar({ crews, openPath, onHome, onOpen, onPick, onNew, onImpo
           <FileIcon size={14} /> Import recording…
         </button>
       </div>
-      {runs.length > 0 && (
-        <ul className="sidebar-list runs-list">
-          {runs.slice(0, 12).map((run) => {
-            const tokens = runTokens(run.tokens);
-            return (
-              <li key={run.id}>
-                <button type="button" className="sidebar-item" onClick={() => onOpenRun(run)} title={runTitle(run)}>
-                  <span className={`run-dot run-dot-${run.status}`} aria-hidden />
-                  <span className="sidebar-run">
-                    <span className="sidebar-name">
-                      {run.crew_name} · {new Date(run.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
-                    </span>
-                    {tokens && <span className="sidebar-tokens">{tokens}</span>}
-                  </span>
-                </button>
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      <RunsList runs={runs} openPath={openPath} crewOf={crewOf} onOpenRun={onOpenRun} />
       <div className="sidebar-actions sidebar-bottom">
         <button type="button" className="sidebar-item" onClick={onSettings} title="Models, API keys, the default model">
           ⚙ Settings
