@@ -1,7 +1,10 @@
 // The window: the crews sidebar on the left, and the start view or the crew being
-// edited. The editor store checks every edit through the backend. When the window
-// starts while a run goes on (it was reloaded, say), that run is shown live; a run
-// recording imported from the sidebar is replayed on its crew.
+// edited. The editor store checks every edit through the backend. A run is shown
+// on its own crew only: opening another crew (or a new one) lets the run shown go,
+// and shows the new crew's run going on, if any. When the window starts while a run
+// goes on (it was reloaded, say), that run is shown live; a run recording imported
+// from the sidebar is replayed on its crew (or, made elsewhere, on the crew here of
+// the same file name). The try-out chat with one agent floats over the crew.
 import { useEffect, useRef, useState } from "react";
 import { backend } from "./backend";
 import type { CrewSummary } from "./bindings/CrewSummary";
@@ -15,7 +18,10 @@ import { StartView } from "./components/StartView";
 import type { RunSummary } from "./bindings/RunSummary";
 import { dropLaunch, LAUNCH_INPUT, requestLaunch } from "./components/run/launch";
 import { showRecording } from "./components/run/recordings";
-import { exportRecording, openRun, showLiveRun } from "./components/run/runActions";
+import { exportRecording, followCrew, openRun, showLiveRun } from "./components/run/runActions";
+import { TryAgentPanel } from "./components/run/TryAgentPanel";
+import type { Recording } from "./bindings/Recording";
+import { listenForTryAgent } from "./run/tryAgent";
 import { editorStore, useEditor } from "./editor/store";
 import { paintDelays } from "./run/paintDelays";
 import { runStore, useRun } from "./run/store";
@@ -34,17 +40,34 @@ export function App() {
   const runEnded = useRun((s) => s.ended);
   const [notice, setNotice] = useState<{ kind: "info" | "error"; text: string } | null>(null);
 
-  // The runs list: on start, and whenever a run's watch ends.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runEnded is the trigger, not an input
+  const runId = useRun((s) => s.view?.runId ?? "");
+  // The runs list: on start, whenever a run's watch ends, and when a run starts.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runEnded and runId are the triggers, not inputs
   useEffect(() => {
     backend.listRuns().then(setRuns, () => {});
-  }, [runEnded]);
+  }, [runEnded, runId]);
+  const runCrews = useRunCrews(runs);
+
+  // A run belongs to its crew: another crew shown (opened, new, reloaded from disk
+  // under another path) lets a run of a different crew go.
+  const shownCrew = files.open ? path : null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: generation is a trigger (a new crew under the same path, or none)
+  useEffect(() => {
+    void followCrew(shownCrew);
+  }, [shownCrew, files.generation, files.open]);
+
+  // The try-out chat opens from anywhere: an event other parts of the window send.
+  useEffect(() => listenForTryAgent(window), []);
 
   // A past run: its crew opens, then the run is replayed (or watched, if going on).
+  // (When the person keeps their unsaved crew instead, nothing is shown.)
   const showRun = async (run: RunSummary) => {
     const crew = await backend.runCrew(run.id).catch(() => null);
-    if (crew && crew !== editorStore.getState().path) await files.openPath(crew);
-    await openRun(run);
+    if (crew && crew !== editorStore.getState().path) {
+      await files.openPath(crew);
+      if (editorStore.getState().path !== crew) return;
+    }
+    await openRun(run, crew ?? editorStore.getState().path);
   };
 
   // Try it / Run on the start view: the crew opens and its run panel starts the run.
@@ -75,6 +98,8 @@ export function App() {
         const now = editorStore.getState().path;
         return now !== null && (now !== open || now === crew);
       },
+      current: () => editorStore.getState().path,
+      lookalike: (made) => lookalikeCrew(made, crews ?? []),
     });
     if (said) setNotice({ kind: "info", text: said });
   };
@@ -116,7 +141,7 @@ export function App() {
     <div className="app">
       <Sidebar
         crews={crews}
-        openPath={files.open ? path : null}
+        openPath={files.open ? (path ?? "") : null}
         onHome={() => void files.close()}
         onOpen={(p) => void files.openPath(p)}
         onPick={(kind) => void files.pick(kind)}
@@ -124,6 +149,7 @@ export function App() {
         onImport={() => void files.importCrew()}
         recent={files.recent}
         runs={runs}
+        crewOf={(run) => runCrews[run.id]}
         onOpenRun={(run) => void showRun(run)}
         onImportRecording={() => void importRecording()}
         onSettings={() => setSettings(true)}
@@ -171,8 +197,55 @@ export function App() {
         )}
       </main>
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
+      {files.open && <TryAgentPanel />}
     </div>
   );
+}
+
+/** Each run's crew (run id → its path; null: not known), asked of the backend once
+ * per run, newest first (a run's crew never changes). */
+function useRunCrews(runs: RunSummary[]): Record<string, string | null> {
+  const [known, setKnown] = useState<Record<string, string | null>>({});
+  const asked = useRef(new Set<string>());
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+  useEffect(() => {
+    const wanted = runs.slice(0, RUN_CREWS_ASKED).filter((run) => !asked.current.has(run.id));
+    if (wanted.length === 0) return;
+    for (const run of wanted) asked.current.add(run.id);
+    (async () => {
+      // (Shown as they come, a few at a time: one redraw per answer would be many.)
+      let found: Record<string, string | null> = {};
+      for (const [i, run] of wanted.entries()) {
+        found[run.id] = await backend.runCrew(run.id).catch(() => null);
+        if (!mounted.current) return;
+        if (i % 10 === 9 || i === wanted.length - 1) {
+          const batch = found;
+          found = {};
+          setKnown((all) => ({ ...all, ...batch }));
+        }
+      }
+    })();
+  }, [runs]);
+  return known;
+}
+
+/** How many of the newest runs have their crew looked up. */
+const RUN_CREWS_ASKED = 200;
+
+/** The crew here that stands for a recording's crew this place cannot reach: the
+ * crew of the same file name (a window's path, opened in a browser), else the one
+ * of the same name. */
+async function lookalikeCrew(recording: Recording, crews: CrewSummary[]): Promise<string | null> {
+  const list = crews.length > 0 ? crews : await backend.listCrews().catch(() => []);
+  const file = (path: string) => path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+  const made = recording.crew ? file(recording.crew) : null;
+  return (made ? list.find((crew) => file(crew.path) === made)?.path : undefined) ?? list.find((crew) => crew.name === recording.run.crew_name)?.path ?? null;
 }
 
 /** A file that could not be read as a crew: what is wrong, and its text. */

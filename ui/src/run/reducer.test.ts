@@ -407,3 +407,36 @@ describe("usage: tokens and time, per turn, per agent and for the run", () => {
   });
 });
 
+
+describe("the tracker's moves that are not transfers", () => {
+  it("the exam: each question's transfer, the group handing back ('then'), and the move to End", () => {
+    const view = fromEvents(examRun());
+    expect(view.handoffs.map((h) => [h.kind, h.from, h.to])).toEqual([
+      ["transfer", "teacher", "exam_round"],
+      ["then", "exam_round", "teacher"],
+      ["transfer", "teacher", "exam_round"],
+      ["then", "exam_round", "teacher"],
+      ["end", "teacher", "end"],
+    ]);
+    // Only transfers count against the limit; a 'then' carries the count so far.
+    expect(view.handoffs[1]).toMatchObject({ handoffCount: 1, edges: ["exam_round→teacher"], signal: null });
+    expect(view.handoffs[4]).toMatchObject({ reason: "[END_EXAM]", edges: ["teacher→end"], turn: view.turns.at(-1)?.id });
+    expect(view.handoffs[4].signal?.signal).toBe("[END_EXAM]");
+  });
+
+  it("a pause is a move to Wait, with the signal that asked", () => {
+    const view = fromEvents(pausedRun());
+    expect(view.handoffs).toHaveLength(1);
+    expect(view.handoffs[0]).toMatchObject({ kind: "wait", from: "teacher", to: "wait", edges: ["teacher→wait"] });
+    expect(view.handoffs[0].signal?.signal).toBe("[WAIT]");
+  });
+
+  it("a failed run makes no move to End", () => {
+    expect(fromEvents(failedRun()).handoffs.map((h) => h.kind)).toEqual(["transfer"]);
+  });
+
+  it("a scoring run that completes moves to End from its last agent", () => {
+    const moves = fromEvents(scoringRun()).handoffs;
+    expect(moves.at(-1)).toMatchObject({ kind: "end", from: "closer", to: "end", signal: null });
+  });
+});

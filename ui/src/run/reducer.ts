@@ -68,6 +68,9 @@ export type Turn = {
   usage: Usage | null;
   /** From its start to its whole reply, in ms (null until the reply came). */
   latencyMs: number | null;
+  /** Its model was asked (at the start, or again after a tool's result) and has
+   * written nothing since: at the step pace, the turn waits for Next. */
+  asking: boolean;
 };
 
 /** What turns cost, added up: tokens as the providers reported them, and time. */
@@ -110,12 +113,20 @@ export type RoutingChoice = {
   seq: number;
 };
 
-/** One transfer, for the delegation tracker. */
+/** What a tracker line stands for: a `transfer` (a handoff: a signal, a fallback,
+ * a router's choice — what `max_handoffs` counts), a group handing the work back
+ * (`then`), the move to End (`end`), or to Wait (`wait`). Only transfers are counted
+ * against the crew's limit; the others are moves the graph draws all the same. */
+export type MoveKind = "transfer" | "then" | "end" | "wait";
+
+/** One move of the work, for the delegation tracker. */
 export type Handoff = {
+  kind: MoveKind;
   seq: number;
   timestamp: string;
   from: string;
-  /** An agent, a group, or several agents ("a, b") for a broadcast. */
+  /** An agent, a group, or several agents ("a, b") for a broadcast; `end` or
+   * `wait` for those moves. */
   to: string;
   /** The engine's words: "signal [QUESTION] (exact)", "best score (7)", … */
   reason: string;
@@ -288,14 +299,16 @@ function fold(state: RunView, event: RunEvent): RunView {
     case "agent_started":
       return agentStarted(s, event);
     case "token":
-      return updateTurn(s, event, (turn) => ({ ...turn, text: turn.text + event.text }));
+      return updateTurn(s, event, (turn) => ({ ...turn, text: turn.text + event.text, asking: false }));
     case "tool_call":
       return updateTurn(s, event, (turn) => ({
         ...turn,
         tools: [...turn.tools, { name: event.name, arguments: event.arguments, result: null, seq: event.seq }],
+        asking: false,
       }));
     case "tool_result":
-      return updateTurn(s, event, (turn) => ({ ...turn, tools: withResult(turn.tools, event) }));
+      // (Its model is asked again, with the result.)
+      return updateTurn(s, event, (turn) => ({ ...turn, tools: withResult(turn.tools, event), asking: true }));
     case "agent_response":
       return agentResponse(s, event);
     case "signal_matched": {
@@ -345,8 +358,12 @@ function fold(state: RunView, event: RunEvent): RunView {
       return { ...s, trimmed: [...s.trimmed, { agent: event.agent, dropped: event.dropped, seq: event.seq }] };
     case "paused": {
       const key = edgeKey(event.agent, "wait");
+      const turn = latestTurn(s, event.agent);
+      const signal = turn?.signal?.behavior === "pause" ? turn.signal : null;
+      const move = moveRecord(s, "wait", event, event.agent, "wait", signal?.signal ?? event.signal ?? "", signal, turn?.id ?? null, [key]);
       return {
         ...s,
+        handoffs: [...s.handoffs, move],
         paused: { agent: event.agent, signal: event.signal ?? null, seq: event.seq, timestamp: event.timestamp },
         agents: { ...s.agents, [event.agent]: "waiting" },
         edges: bump(s.edges, [key]),
@@ -379,14 +396,17 @@ function agentStarted(s: RunView, event: EventOf<"agent_started">): RunView {
   const turn = newTurn(event.seq, event.agent, event.step, inGroup ? s.group : null, event.timestamp);
   let { edges, pulse, afterGroup } = s;
   // The work came back from a group (its "then" arrow): counted as the agent starts.
+  let handoffs = s.handoffs;
   if (!inGroup && afterGroup) {
     const key = edgeKey(afterGroup, event.agent);
     edges = bump(edges, [key]);
     pulse = { keys: [key], seq: event.seq };
+    handoffs = [...handoffs, moveRecord(s, "then", event, afterGroup, event.agent, "then", null, null, [key])];
     afterGroup = null;
   }
   return {
     ...s,
+    handoffs,
     turns: [...s.turns, turn],
     agents: { ...s.agents, [event.agent]: "active" },
     edges,
@@ -403,6 +423,7 @@ function agentResponse(s: RunView, event: EventOf<"agent_response">): RunView {
     text: event.content,
     final: true,
     state: "done",
+    asking: false,
     usage,
     latencyMs: between(turn.startedAt, event.timestamp),
   }));
@@ -449,6 +470,7 @@ function handoff(s: RunView, event: EventOf<"handoff">): RunView {
   const targets = event.to.split(", ").filter(Boolean);
   const keys = targets.map((to) => edgeKey(routed ? "router" : event.from, to));
   const record: Handoff = {
+    kind: "transfer",
     seq: event.seq,
     timestamp: event.timestamp,
     from: event.from,
@@ -501,6 +523,10 @@ function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
   let keys: string[] = [];
   if (event.status === "terminated" && final && signal?.behavior === "terminate") keys = [edgeKey(final, "end")];
   if (event.status === "completed") keys = [routed ? edgeKey("router", "end") : edgeKey(final ?? "", "end")];
+  // The move to End, on the tracker: what ended it (a signal, the router, the last agent).
+  const ending = keys.length > 0 && (final || routed);
+  const endReason = signal ? signal.signal : routed ? "the work is done" : "finished the work";
+  const endMove = ending ? moveRecord(s, "end", event, routed ? "router" : (final ?? ""), "end", endReason, signal, finalTurn?.id ?? null, keys) : null;
 
   const agents = { ...s.agents };
   let turns = s.turns;
@@ -535,6 +561,7 @@ function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
   };
   return {
     ...s,
+    handoffs: endMove ? [...s.handoffs, { ...endMove, decision: routed ? s.decision : null }] : s.handoffs,
     status: event.status,
     result,
     turns,
@@ -549,8 +576,24 @@ function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
 
 // ---- helpers ----
 
+/** A tracker line for a move that is not a transfer (then, end, wait). */
+function moveRecord(
+  s: RunView,
+  kind: MoveKind,
+  event: RunEvent,
+  from: string,
+  to: string,
+  reason: string,
+  signal: SignalHit | null,
+  turn: number | null,
+  edges: string[],
+): Handoff {
+  const handoffCount = s.handoffs.filter((h) => h.kind === "transfer").at(-1)?.handoffCount ?? 0;
+  return { kind, seq: event.seq, timestamp: event.timestamp, from, to, reason, handoffCount, signal, decision: null, turn, edges };
+}
+
 function newTurn(id: number, agent: string, step: number, group: string | null, startedAt: string): Turn {
-  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, state: "working", error: null, usage: null, latencyMs: null };
+  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, state: "working", error: null, usage: null, latencyMs: null, asking: true };
 }
 
 /** Changes the agent's streaming turn (one is begun when none is: an event whose

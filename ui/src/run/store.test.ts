@@ -154,3 +154,18 @@ describe("typed replies and recordings", () => {
   });
 });
 
+
+describe("the crew a run belongs to", () => {
+  it("is the one it was begun or loaded for, kept through its id arriving and a resume, and gone with it", () => {
+    store.getState().begin(null, "/crews/exam.yaml");
+    store.getState().apply(batch(examRun().slice(0, 3)));
+    store.getState().begin("run-1");
+    expect(store.getState().crew).toBe("/crews/exam.yaml");
+    store.getState().begin("run-1");
+    expect(store.getState().crew).toBe("/crews/exam.yaml");
+    store.getState().load(examRun(), false, "/crews/other.yaml");
+    expect(store.getState().crew).toBe("/crews/other.yaml");
+    store.getState().reset();
+    expect(store.getState().crew).toBeNull();
+  });
+});

@@ -1,7 +1,9 @@
 // The window's one run store: the run being shown (a `RunView` folded by the
-// reducer), the events it was folded from, how the latest watch of it ended, and
+// reducer) and the crew it belongs to (a run is shown on its own crew only), the
+// events it was folded from, how the latest watch of it ended, and
 // the replay of a past run (its frames, the position, playing or not, the speed),
-// whether the run takes typed replies (Simulate mode by hand), and whether the
+// whether the run takes typed replies (Simulate mode by hand) or comes from a
+// script at a pace (step by step: each turn waits for Next), and whether the
 // replay came from a recording file rather than the store.
 // Each batch from the backend is folded in ONE state update (`apply`), so a model
 // streaming hundreds of tokens a second redraws the window a few times a second.
@@ -10,6 +12,7 @@
 // `useRun(selector)`.
 import { useStore } from "zustand";
 import { createStore } from "zustand/vanilla";
+import type { Pace } from "../bindings/Pace";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { WatchEnd } from "../bindings/WatchEnd";
@@ -31,6 +34,9 @@ export type ReplayState = {
 export type RunState = {
   /** The run shown; null when there is none. */
   view: RunView | null;
+  /** The crew the run shown belongs to (its path, as the editor holds it); null
+   * when no run is shown, or it is not known. */
+  crew: string | null;
   /** Its events as received, each seq once, in seq order. */
   events: RunEvent[];
   /** How the latest watch ended; null while it goes on (or before any). */
@@ -41,22 +47,26 @@ export type RunState = {
   highlight: number | null;
   /** The run shown goes on with typed replies: the person types each agent's reply. */
   typed: boolean;
+  /** The run shown comes from a script at this pace (null: not a scripted run, or
+   * not known); at "step" each turn waits for the person's Next. */
+  pace: Pace | null;
   /** The replay shown came from a recording file (it may not be in the store). */
   imported: boolean;
 
-  /** Shows run `runId` from now on — a fresh view, unless the view already is that
-   * run's (a resume, a catch-up, or events that arrived before the run's id did).
-   * `null`: a run whose id is not known yet (it takes its first event's). */
-  begin(runId: string | null): void;
+  /** Shows run `runId` of crew `crew` from now on — a fresh view, unless the view
+   * already is that run's (a resume, a catch-up, or events that arrived before the
+   * run's id did). `null`: a run whose id is not known yet (it takes its first
+   * event's). Without `crew`, the crew stays the one the view has. */
+  begin(runId: string | null, crew?: string | null): void;
   /** Folds a whole batch in one update; its `end` (and `lost_from`) too. */
   apply(batch: RunBatch): void;
   /** The watch ended without a batch saying so (the backend call failed). */
   end(why: WatchEnd): void;
   /** Shows no run. */
   reset(): void;
-  /** Replays a stored run (or, `imported`, a recording file's): shown whole, ready
-   * to step through. */
-  load(events: RunEvent[], imported?: boolean): void;
+  /** Replays a stored run (or, `imported`, a recording file's) on crew `crew`:
+   * shown whole, ready to step through. */
+  load(events: RunEvent[], imported?: boolean, crew?: string | null): void;
   /** Shows the replay after event `index` (-1: before the first). */
   stepTo(index: number): void;
   play(): void;
@@ -65,6 +75,8 @@ export type RunState = {
   highlightTurn(turn: number | null): void;
   /** Says whether the run shown takes typed replies. */
   setTyped(typed: boolean): void;
+  /** Says at which pace the run shown comes from its script (null: none). */
+  setPace(pace: Pace | null): void;
 };
 
 export type RunStore = ReturnType<typeof createRunStore>;
@@ -72,20 +84,23 @@ export type RunStore = ReturnType<typeof createRunStore>;
 export function createRunStore() {
   return createStore<RunState>()((set, get) => ({
     view: null,
+    crew: null,
     events: [],
     ended: null,
     replay: null,
     highlight: null,
     typed: false,
+    pace: null,
     imported: false,
 
-    begin(runId) {
+    begin(runId, crew) {
       const { view, replay } = get();
+      const owner = crew === undefined ? get().crew : crew;
       if (runId !== null && view && !replay && (view.runId === runId || view.runId === "")) {
-        set({ view: view.runId === runId ? view : { ...view, runId }, ended: null });
+        set({ view: view.runId === runId ? view : { ...view, runId }, ended: null, crew: owner });
         return;
       }
-      set({ view: emptyRun(runId ?? ""), events: [], ended: null, replay: null, highlight: null, typed: false, imported: false });
+      set({ view: emptyRun(runId ?? ""), crew: owner, events: [], ended: null, replay: null, highlight: null, typed: false, pace: null, imported: false });
     },
 
     apply(batch) {
@@ -112,19 +127,21 @@ export function createRunStore() {
     },
 
     reset() {
-      set({ view: null, events: [], ended: null, replay: null, highlight: null, typed: false, imported: false });
+      set({ view: null, crew: null, events: [], ended: null, replay: null, highlight: null, typed: false, pace: null, imported: false });
     },
 
-    load(events, imported = false) {
+    load(events, imported = false, crew) {
       const sorted = [...events].sort((a, b) => a.seq - b.seq);
       const frames = replayFrames(sorted);
       set({
         view: frames.at(-1) ?? emptyRun(sorted[0]?.run_id ?? ""),
+        crew: crew === undefined ? get().crew : crew,
         events: sorted,
         ended: null,
         replay: { frames, position: frames.length - 1, playing: false, speed: 1 },
         highlight: null,
         typed: false,
+        pace: null,
         imported,
       });
     },
@@ -167,6 +184,10 @@ export function createRunStore() {
 
     setTyped(typed) {
       if (get().typed !== typed) set({ typed });
+    },
+
+    setPace(pace) {
+      if (get().pace !== pace) set({ pace });
     },
   }));
 }

@@ -4,7 +4,21 @@ import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../bindings/RunStatus";
 import { events, examRun, failedRun, pausedRun, scoringRun } from "./fixtures";
 import { emptyRun, fromEvents, type Handoff, type RunView } from "./reducer";
-import { dollars, endWords, groupWords, handoffLine, handoffReason, runTokens, seconds, signalPill, statusWords, tokenCount, usageWords } from "./words";
+import {
+  dollars,
+  endWords,
+  groupWords,
+  handoffLimitWords,
+  handoffLine,
+  handoffReason,
+  runTokens,
+  seconds,
+  signalPill,
+  statusWords,
+  tokenCount,
+  transfersAllowed,
+  usageWords,
+} from "./words";
 
 const names: Record<string, string> = { teacher: "Teacher", student: "Student", reporter: "Reporter", triage: "Triage", billing: "Billing", closer: "Closer" };
 const name = (id: string) => names[id] ?? id;
@@ -20,7 +34,7 @@ function finished(status: RunStatus, extra: Partial<{ error: string; final_agent
 }
 
 function handoff(reason: string, more: Partial<Handoff> = {}): Handoff {
-  return { seq: 1, timestamp: "", from: "teacher", to: "student", reason, handoffCount: 1, signal: null, decision: null, turn: null, edges: [], ...more };
+  return { kind: "transfer", seq: 1, timestamp: "", from: "teacher", to: "student", reason, handoffCount: 1, signal: null, decision: null, turn: null, edges: [], ...more };
 }
 
 describe("statusWords", () => {
@@ -28,13 +42,18 @@ describe("statusWords", () => {
     expect(statusWords(fromEvents(examRun()), name)).toBe("Finished: Teacher said [END_EXAM]");
     expect(statusWords(fromEvents(scoringRun()), name)).toBe("Finished: Closer finished the work");
     expect(statusWords(fromEvents(pausedRun()), name)).toBe("Paused: the crew is waiting for you (Teacher said [WAIT])");
-    expect(statusWords(finished("max_handoffs", { handoffs: 5 }), name)).toBe("Stopped after 5 handoffs (the limit)");
-    expect(statusWords(finished("max_handoffs", { handoffs: 1 }), name)).toBe("Stopped after 1 handoff (the limit)");
+    // (max_handoffs 5 allows 4 transfers: the message names the transfers made.)
+    expect(statusWords(finished("max_handoffs", { handoffs: 4 }), name)).toBe("Stopped after 4 transfers, the most this crew allows");
+    expect(statusWords(finished("max_handoffs", { handoffs: 1 }), name)).toBe("Stopped after 1 transfer, the most this crew allows");
+    expect(statusWords(finished("max_handoffs", { handoffs: 3, error: "max_iterations (3) reached: the router asked for writer" }), name)).toBe(
+      "Stopped after 3 routing decisions, the most this crew allows",
+    );
     expect(statusWords(finished("no_route"), name)).toBe("Stopped: Student sent no signal and had no one to hand off to");
     expect(statusWords(finished("signal_failure"), name)).toBe("Stopped: Student replied three times without a signal");
     expect(statusWords(finished("loop_detected"), name)).toBe("Stopped: the crew went round in a loop (Teacher → Student → Teacher)");
     expect(statusWords(finished("cancelled"), name)).toBe("Cancelled");
-    expect(statusWords(fromEvents(failedRun()), name)).toBe("Failed: agent 'student': provider unavailable");
+    expect(statusWords(fromEvents(failedRun()), name)).toBe("Failed at Student: provider unavailable. Run again, or choose another model in the Model list.");
+    expect(endWords(fromEvents(failedRun()), name)).toBe("Failed at Student: provider unavailable.");
     expect(statusWords(finished("completed"), name)).toBe("Finished: Student finished the work");
     expect(statusWords(finished("terminated"), name)).toBe("Finished: Student ended the run");
   });
@@ -63,7 +82,10 @@ describe("handoffReason", () => {
   });
 
   it("the fallback, the scores, the person's choice, the finalizer", () => {
-    expect(handoffReason(handoff("no signal matched; fallback to its handoff target"))).toBe("no signal, so the fallback");
+    expect(handoffReason(handoff("no signal matched; fallback to its handoff target"))).toBe("no signal in the reply, so the otherwise arrow (fallback)");
+    expect(handoffReason(handoff("no signal matched; fallback to the next agent of the crew"))).toBe(
+      "no signal in the reply, so the next agent of the crew (automatic fallback)",
+    );
     const view = fromEvents(scoringRun());
     expect(handoffLine(view.handoffs[0], name)).toBe("Triage → Billing · best match (score 7)");
     expect(handoffLine(view.handoffs[1], name)).toBe("Billing → Closer · to write the final answer");
@@ -129,3 +151,33 @@ describe("what a run cost, in words", () => {
   });
 });
 
+
+describe("the tracker's words for every move", () => {
+  it("names the group handing back, the move to End and the move to Wait", () => {
+    const [, then, , , end] = fromEvents(examRun()).handoffs;
+    expect(handoffLine(then, name)).toBe("exam_round → Teacher · then: the group is done and hands the work back");
+    expect(handoffLine(end, name)).toBe("Teacher → End · said [END_EXAM], so the run is over");
+    const [wait] = fromEvents(pausedRun()).handoffs;
+    expect(handoffLine(wait, name)).toBe("Teacher → Wait for you · said [WAIT], so the crew waits for you");
+    expect(handoffLine(fromEvents(scoringRun()).handoffs.at(-1)!, name)).toBe("Closer → End · its turn ends the run");
+  });
+
+  it("a line signal's payload shows on its line", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Code review", input: "T-42" },
+        { type: "agent_started", agent: "developer", step: 1 },
+        { type: "agent_response", agent: "developer", content: "Done.\nREADY_FOR_REVIEW: T-42" },
+        { type: "signal_matched", agent: "developer", signal: "review-ready", level: "pattern", behavior: "route", target: "critic", payload: "T-42" },
+        { type: "handoff", from: "developer", to: "critic", reason: "signal review-ready (pattern)", handoff_count: 1 },
+      ]),
+    );
+    expect(handoffLine(view.handoffs[0], (id) => id)).toBe("developer → critic · because the reply said review-ready: T-42 (by pattern)");
+  });
+
+  it("the handoff limit names the transfers it allows", () => {
+    expect(transfersAllowed(5)).toBe(4);
+    expect(handoffLimitWords(5).help).toBe("A run may pass the work between agents 4 times (5 turns in a row); the next transfer stops it.");
+    expect(handoffLimitWords(2).help).toMatch(/^A run may pass the work between agents 1 time /);
+  });
+});

@@ -6,6 +6,7 @@ import type { MatchLevel } from "../bindings/MatchLevel";
 import type { Usage } from "../bindings/Usage";
 import type { GroupProgress, Handoff, RunView, SignalHit, UsageTally } from "./reducer";
 import { activeAgents } from "./reducer";
+import { explainFailure, failureLine } from "./errors";
 
 /** An agent's (or group's) name for the window; the id when nothing better is known. */
 export type Namer = (id: string) => string;
@@ -35,10 +36,29 @@ export function targetNames(to: string, name: Namer): string {
     .join(", ");
 }
 
-/** Why a handoff happened, after the arrow: "because the reply said [QUESTION] (exact)". */
+/** A signal as the reply said it: `[QUESTION]`, or a line signal's name with the
+ * payload it carried ("review-ready: T-42"). */
+export function saidWords(signal: SignalHit): string {
+  return signal.payload ? `${signal.signal}: ${signal.payload}` : signal.signal;
+}
+
+/** Why a move happened, after the arrow: "because the reply said [QUESTION]
+ * (exact)", "then: the group is done", "said [END] — the run is over". */
 export function handoffReason(handoff: Handoff): string {
+  switch (handoff.kind) {
+    case "then":
+      return "then: the group is done and hands the work back";
+    case "end":
+      if (handoff.signal) return `said ${saidWords(handoff.signal)}, so the run is over`;
+      if (handoff.from === "router") return `the ${handoff.decision?.strategy === "gatekeeper" ? "gatekeeper" : "router"} decided the work is done`;
+      return "its turn ends the run";
+    case "wait":
+      return handoff.signal ? `said ${saidWords(handoff.signal)}, so the crew waits for you` : "the crew waits for you";
+    case "transfer":
+      break;
+  }
   if (handoff.signal && handoff.signal.behavior !== "terminate" && handoff.signal.behavior !== "pause") {
-    return `because the reply said ${handoff.signal.signal} (${levelWords[handoff.signal.level]})`;
+    return `because the reply said ${saidWords(handoff.signal)} (${levelWords[handoff.signal.level]})`;
   }
   const reason = handoff.reason.trim();
   const signal = /^signal (.+) \(([a-z_]+)\)$/.exec(reason);
@@ -57,15 +77,45 @@ export function handoffReason(handoff: Handoff): string {
     const chosen = decision.candidates.find((c) => c.agent === decision.chosen);
     if (chosen) return `best match (score ${chosen.score})`;
   }
-  if (reason.startsWith("no signal matched")) return "no signal, so the fallback";
+  if (reason.startsWith("no signal matched; fallback to its handoff target")) return "no signal in the reply, so the otherwise arrow (fallback)";
+  if (reason.startsWith("no signal matched")) return "no signal in the reply, so the next agent of the crew (automatic fallback)";
   if (reason === "finalize") return "to write the final answer";
   if (reason.startsWith("no specialist scored above 0")) return "no specialist matched, so the final answer";
   return reason;
 }
 
+/** Where a move went, in words: agents and groups by name, "End", "Wait for you". */
+export function moveTarget(handoff: Handoff, name: Namer): string {
+  if (handoff.kind === "end") return "End";
+  if (handoff.kind === "wait") return "Wait for you";
+  return targetNames(handoff.to, name);
+}
+
+/** Who made a move: an agent or group by name, or the router. */
+export function moveSource(handoff: Handoff, name: Namer): string {
+  if (handoff.from === "router" && (handoff.kind === "end" || handoff.decision)) return handoff.decision?.strategy === "gatekeeper" ? "Gatekeeper" : "Router";
+  return name(handoff.from);
+}
+
 /** One tracker line: "Teacher → Student · because the reply said [QUESTION] (exact)". */
 export function handoffLine(handoff: Handoff, name: Namer): string {
-  return `${name(handoff.from)} → ${targetNames(handoff.to, name)} · ${handoffReason(handoff)}`;
+  return `${moveSource(handoff, name)} → ${moveTarget(handoff, name)} · ${handoffReason(handoff)}`;
+}
+
+/** How many transfers a crew's `max_handoffs` allows: the engine refuses the
+ * transfer that would reach the limit, so `max_handoffs N` allows N − 1. */
+export function transfersAllowed(maxHandoffs: number): number {
+  return Math.max(0, maxHandoffs - 1);
+}
+
+/** The crew form's words for `max_handoffs`, naming what it does: the label, and
+ * the help line for a limit of `limit` (the crew's, or the default it falls back on). */
+export function handoffLimitWords(limit: number): { label: string; help: string } {
+  const transfers = transfersAllowed(limit);
+  return {
+    label: "Handoff limit",
+    help: `A run may pass the work between agents ${plural(transfers, "time")} (${limit} turns in a row); the next transfer stops it.`,
+  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -99,8 +149,11 @@ export function statusWords(view: RunView, name: Namer = idName): string {
       return result?.finalAgent ? `Finished: ${name(result.finalAgent)} finished the work` : "Finished";
     }
     case "max_handoffs": {
-      const handoffs = result?.handoffs ?? view.handoffs.length;
-      return `Stopped after ${plural(handoffs, "handoff")} (the limit)`;
+      const error = result?.error ?? "";
+      const decisions = /^max_iterations \((\d+)\) reached/.exec(error);
+      if (decisions) return `Stopped after ${plural(Number(decisions[1]), "routing decision")}, the most this crew allows`;
+      const handoffs = result?.handoffs ?? view.handoffs.filter((h) => h.kind === "transfer").length;
+      return `Stopped after ${plural(handoffs, "transfer")}, the most this crew allows`;
     }
     case "no_route": {
       const agent = result?.finalAgent;
@@ -119,13 +172,18 @@ export function statusWords(view: RunView, name: Namer = idName): string {
     case "cancelled":
       return "Cancelled";
     case "failed":
-      return `Failed: ${result?.error ?? "something went wrong"}`;
+      return failureLine(explainFailure(result?.error ?? "something went wrong"), name);
   }
 }
 
-/** What the End node says once the run is over; null while it goes on (or waits). */
+/** What the End node says once the run is over; null while it goes on (or waits).
+ * A failure says what happened, without the advice (the run dock has it). */
 export function endWords(view: RunView | null, name: Namer = idName): string | null {
   if (!view?.result || view.status === "running" || view.status === "paused") return null;
+  if (view.status === "failed") {
+    const failure = explainFailure(view.result.error ?? "something went wrong");
+    return `${failure.agent ? `Failed at ${name(failure.agent)}` : "Failed"}: ${failure.headline}`;
+  }
   return statusWords(view, name);
 }
 

@@ -15,7 +15,7 @@ import { examCrew } from "../../editor/fixtures";
 import { examRun, events } from "../../run/fixtures";
 import { runStore } from "../../run/store";
 import { examDocument, open, signalEdge } from "../inspector/testing";
-import { agentSignals, withSignal } from "./ReplyBoxes";
+import { agentSignals, chipLabel, withSignal } from "./ReplyBoxes";
 import { RunDock } from "./RunDock";
 import { SIMULATE_TYPED } from "./RunPanel";
 
@@ -62,6 +62,8 @@ const replyBox = (name: string) => screen.getByLabelText(`What does ${name} say?
 
 afterEach(cleanup);
 beforeEach(() => {
+  // (Each test starts with the panels and paces as a new window has them.)
+  localStorage.clear();
   open(examCrew(), examDocument());
   runStore.getState().reset();
   Object.assign(fake, { onBatch: null, started: [], resumed: [], replies: [], replyError: null });
@@ -90,7 +92,7 @@ describe("an agent's signals as chips", () => {
     expect(agentSignals(null, "teacher")).toEqual([]);
   });
 
-  it("leave out a broadcast's second arrow and pattern signals (matched by expression, not by name)", () => {
+  it("leave out a broadcast's second arrow; a line signal comes with the line it makes", () => {
     const base = examDocument();
     const document: CrewDocument = {
       ...base,
@@ -104,7 +106,10 @@ describe("an agent's signals as chips", () => {
         ],
       },
     };
-    expect(agentSignals(document, "teacher").map((c) => c.signal)).toEqual(["[TELL_ALL]"]);
+    const chips = agentSignals(document, "teacher");
+    expect(chips.map((c) => c.signal)).toEqual(["[TELL_ALL]", "VERDICT"]);
+    expect(chips[1]).toMatchObject({ pattern: "^VERDICT: (.+)$", line: { before: "VERDICT: ", payload: true, after: "" } });
+    expect(chipLabel(chips[1])).toBe("VERDICT: …");
   });
 
   it("add the signal at the reply's end, after a space", () => {

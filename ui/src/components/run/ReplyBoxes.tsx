@@ -2,14 +2,17 @@
 // agent whose turn it is — at work, nothing written yet; every member of a parallel
 // group at once — gets a box under its name and avatar colour ("What does Host
 // say?"), its own signals as chips that add the signal to the reply, and Send
-// (Enter sends, Shift+Enter starts a new line). The reply then streams into the
-// transcript like any other and its signal is matched as usual. What the backend
-// refuses is said in the box, in words.
-import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
+// (Enter sends, Shift+Enter starts a new line). A line signal's chip (a signal
+// matched by a pattern, `READY_FOR_REVIEW: <id>`) asks for its payload and adds the
+// line it makes (`READY_FOR_REVIEW: T-42`) on a line of its own. The reply then
+// streams into the transcript like any other and its signal is matched as usual.
+// What the backend refuses is said in the box, in words.
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { Behavior } from "../../bindings/Behavior";
 import type { CrewDocument } from "../../bindings/CrewDocument";
 import { useEditor } from "../../editor/store";
 import { avatarColor, avatarLetter, behaviorColor, behaviorWords } from "../../graph/style";
+import { type LineTemplate, lineMatches, lineTemplate, withLine, writeLine } from "../../run/lineSignals";
 import type { RunView } from "../../run/reducer";
 import { useRun } from "../../run/store";
 import { typeReply } from "./runActions";
@@ -17,19 +20,38 @@ import { useNames } from "./useNames";
 import { agentNodeId } from "../../graph/refs";
 
 /** A signal an agent may send, as a chip under its reply box. */
-export type SignalChip = { signal: string; behavior: Behavior; description: string | null };
+export type SignalChip = {
+  signal: string;
+  behavior: Behavior;
+  description: string | null;
+  /** A line signal's pattern (null: a signal written as its name, `[DONE]`). */
+  pattern?: string | null;
+  /** A line signal's line, as words and a payload (null: too rich a pattern to
+   * write for the person, who writes the whole line). */
+  line?: LineTemplate | null;
+};
+
+/** What a chip shows: the signal, or the line a line signal writes ("READY_FOR_REVIEW: …"). */
+export function chipLabel(chip: SignalChip): string {
+  if (!chip.pattern) return chip.signal;
+  if (!chip.line) return `${chip.signal}…`;
+  return chip.line.payload ? `${chip.line.before}…${chip.line.after}` : chip.line.before;
+}
 
 /** The signals an agent's reply can carry: the signal arrows leaving its card, each
- * signal once, in the graph's order (pattern signals, matched by a regular
- * expression rather than by their name, are left out). */
+ * signal once, in the graph's order — line signals (matched by a pattern) with the
+ * line they make. */
 export function agentSignals(document: CrewDocument | null, agent: string): SignalChip[] {
   if (!document) return [];
-  const patterns = new Set(document.signals.filter((s) => s.pattern !== null).map((s) => s.name));
+  const patterns = new Map(document.signals.filter((s) => s.pattern !== null).map((s) => [s.name, s.pattern as string]));
   const chips: SignalChip[] = [];
   for (const edge of document.graph.edges) {
-    if (edge.kind !== "signal" || edge.source !== agentNodeId(agent) || !edge.signal || patterns.has(edge.signal)) continue;
+    if (edge.kind !== "signal" || edge.source !== agentNodeId(agent) || !edge.signal) continue;
     if (chips.some((c) => c.signal === edge.signal)) continue;
-    chips.push({ signal: edge.signal, behavior: edge.behavior ?? "route", description: edge.description });
+    const chip: SignalChip = { signal: edge.signal, behavior: edge.behavior ?? "route", description: edge.description };
+    const pattern = patterns.get(edge.signal);
+    if (pattern !== undefined) Object.assign(chip, { pattern, line: lineTemplate(pattern) });
+    chips.push(chip);
   }
   return chips;
 }
@@ -120,8 +142,8 @@ function ReplyBox({ runId, agent, name, chips, focus }: ReplyBoxProps) {
     }
   };
 
-  const addSignal = (signal: string) => {
-    setText((reply) => withSignal(reply, signal));
+  const addSignal = (add: (reply: string) => string) => {
+    setText(add);
     const field = box.current;
     if (field) {
       field.focus();
@@ -151,23 +173,7 @@ function ReplyBox({ runId, agent, name, chips, focus }: ReplyBoxProps) {
         disabled={state !== "typing"}
       />
       <div className="run-reply-row">
-        {chips.length > 0 && (
-          <div className="run-reply-chips" role="group" aria-label={`${name}'s signals`}>
-            {chips.map((chip) => (
-              <button
-                key={chip.signal}
-                type="button"
-                className="run-chip"
-                style={{ color: behaviorColor[chip.behavior] }}
-                onClick={() => addSignal(chip.signal)}
-                disabled={state !== "typing"}
-                title={`Add ${chip.signal} to the reply: ${chip.description ? `${chip.description} · ` : ""}${behaviorWords[chip.behavior]}`}
-              >
-                {chip.signal}
-              </button>
-            ))}
-          </div>
-        )}
+        <SignalChips chips={chips} name={name} disabled={state !== "typing"} onAdd={addSignal} />
         <button type="button" className="run-button primary run-reply-send" onClick={() => void send()} disabled={state !== "typing" || text.trim() === ""}>
           {state === "sending" ? "Sending…" : state === "sent" ? "Sent" : "Send"}
         </button>
@@ -176,6 +182,110 @@ function ReplyBox({ runId, agent, name, chips, focus }: ReplyBoxProps) {
         <p className="run-error" role="alert">
           {error}
         </p>
+      )}
+    </div>
+  );
+}
+
+type SignalChipsProps = {
+  chips: SignalChip[];
+  /** Whose signals they are (for a screen reader). */
+  name: string;
+  disabled?: boolean;
+  /** Changes the reply: the signal (or the line) added at its end. */
+  onAdd: (add: (reply: string) => string) => void;
+};
+
+/** An agent's signals as chips: a signal is added to the reply at once; a line
+ * signal first asks for its payload (or, for a pattern too rich to write, the
+ * whole line) and adds the line on a line of its own. */
+export function SignalChips({ chips, name, disabled = false, onAdd }: SignalChipsProps) {
+  const id = useId();
+  const [asking, setAsking] = useState<SignalChip | null>(null);
+  const [payload, setPayload] = useState("");
+  const [wrong, setWrong] = useState<string | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (asking) field.current?.focus();
+  }, [asking]);
+  if (chips.length === 0) return null;
+
+  const choose = (chip: SignalChip) => {
+    if (!chip.pattern) {
+      onAdd((reply) => withSignal(reply, chip.signal));
+      return;
+    }
+    if (chip.line && !chip.line.payload) {
+      const line = writeLine(chip.line);
+      onAdd((reply) => withLine(reply, line));
+      return;
+    }
+    setAsking(chip);
+    setPayload("");
+    setWrong(null);
+  };
+
+  const add = (event: FormEvent) => {
+    event.preventDefault();
+    if (!asking?.pattern || !payload.trim()) return;
+    const line = asking.line ? writeLine(asking.line, payload) : payload.trim();
+    if (!lineMatches(asking.pattern, line)) {
+      setWrong(`“${line}” is not a line this signal matches (${asking.pattern}).`);
+      return;
+    }
+    onAdd((reply) => withLine(reply, line));
+    setAsking(null);
+  };
+
+  return (
+    <div className="run-reply-chips" role="group" aria-label={`${name}'s signals`}>
+      {chips.map((chip) => (
+        <button
+          key={chip.signal}
+          type="button"
+          className={`run-chip${asking?.signal === chip.signal ? " asking" : ""}`}
+          style={{ color: behaviorColor[chip.behavior] }}
+          onClick={() => choose(chip)}
+          disabled={disabled}
+          data-signal={chip.signal}
+          title={`Add ${chip.pattern ? `the line ${chipLabel(chip)} (${chip.signal})` : chip.signal} to the reply: ${chip.description ? `${chip.description} · ` : ""}${behaviorWords[chip.behavior]}`}
+        >
+          {chipLabel(chip)}
+        </button>
+      ))}
+      {asking && (
+        <form className="run-payload" onSubmit={add}>
+          <label htmlFor={`${id}-payload`}>{asking.line ? `What comes after ${asking.line.before.trim() || asking.signal}?` : `The line for ${asking.signal}`}</label>
+          <input
+            id={`${id}-payload`}
+            ref={field}
+            className="run-input"
+            value={payload}
+            placeholder={asking.line ? "for example T-42" : (asking.pattern ?? "")}
+            onChange={(e) => {
+              setPayload(e.target.value);
+              setWrong(null);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === "Escape") {
+                e.stopPropagation();
+                setAsking(null);
+              }
+            }}
+          />
+          {asking.line?.after && <span className="run-payload-after">… then {asking.line.after.trim()}</span>}
+          <button type="submit" className="run-button" disabled={!payload.trim()}>
+            Add
+          </button>
+          <button type="button" className="run-link" onClick={() => setAsking(null)}>
+            Cancel
+          </button>
+          {wrong && (
+            <p className="run-error" role="alert">
+              {wrong}
+            </p>
+          )}
+        </form>
       )}
     </div>
   );

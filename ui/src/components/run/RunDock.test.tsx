@@ -12,6 +12,7 @@ import type { StartRun } from "../../bindings/StartRun";
 import { examCrew } from "../../editor/fixtures";
 import { editorStore } from "../../editor/store";
 import { events, examRun, failedRun, pausedRun, resumedLeg } from "../../run/fixtures";
+import { resetModels } from "../../models/store";
 import { runStore } from "../../run/store";
 import { examDocument, open } from "../inspector/testing";
 import { requestLaunch } from "./launch";
@@ -30,13 +31,20 @@ const fake = vi.hoisted(() => ({
   cancelled: [] as string[],
   /** The scripts that come with the crew (Simulate mode). */
   scripts: [] as string[],
+  /** The runs told to go on to their next turn (Next). */
+  stepped: [] as string[],
+  /** What the last check of the `fast` model found (undefined: never checked). */
+  check: undefined as undefined | { answers: boolean; problem?: string; checked_at: number },
 }));
 
 vi.mock("../../backend", () => ({
   backend: {
     listModels: async () => [
-      { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null },
+      { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null, check: fake.check },
     ],
+    stepRun: async (runId: string) => {
+      fake.stepped.push(runId);
+    },
     pickScript: async () => "/home/ana/scripts/exam.yaml",
     crewScripts: async () => fake.scripts,
     startRun: async (request: StartRun, onBatch: OnBatch) => {
@@ -61,9 +69,12 @@ const PATH = "/home/ana/crews/exam.yaml";
 
 afterEach(cleanup);
 beforeEach(() => {
+  // (Each test starts with the panels and paces as a new window has them.)
+  localStorage.clear();
   open(examCrew(), examDocument());
   runStore.getState().reset();
-  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], cancelled: [], scripts: [] });
+  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], cancelled: [], scripts: [], stepped: [], check: undefined });
+  resetModels();
 });
 
 const input = () => screen.getByRole("textbox") as HTMLTextAreaElement;
@@ -118,7 +129,7 @@ describe("a run asked for on the start view", () => {
       rerender(<RunDock crewPath={PATH} crewValid />);
       await shown();
     });
-    expect(fake.started).toEqual([{ crew: PATH, input: "Please begin.", script_file: "/home/ana/crews/scripts/exam.yaml" }]);
+    expect(fake.started).toEqual([{ crew: PATH, input: "Please begin.", script_file: "/home/ana/crews/scripts/exam.yaml", pace: "readable" }]);
   });
 
   it("is not taken by another crew's panel", async () => {
@@ -153,9 +164,13 @@ describe("running a crew", () => {
     // The reporter's calculator, folded away.
     expect(screen.getAllByText("Used calculator")).toHaveLength(1);
     const lines = screen.getAllByRole("listitem").map((li) => li.querySelector(".run-handoff-who")?.textContent + (li.querySelector(".run-handoff-why")?.textContent ?? ""));
+    // Each transfer, and the moves that are not signals: the group handing back, the end.
     expect(lines).toEqual([
       "Teacher → exam_round · because the reply said [QUESTION] (exact)",
+      "exam_round → Teacher · then: the group is done and hands the work back",
       "Teacher → exam_round · because the reply said [QUESTION] (exact)",
+      "exam_round → Teacher · then: the group is done and hands the work back",
+      "Teacher → End · said [END_EXAM], so the run is over",
     ]);
     expect(status()).toBe("Finished: Teacher said [END_EXAM]");
   });
@@ -181,8 +196,14 @@ describe("running a crew", () => {
     await startWith([batch(failedRun(), "finished")]);
     const failed = screen.getByRole("article", { name: "Student's turn" });
     expect(failed.textContent).toContain("1/2 is 2/4, so the sum is");
-    expect(screen.getByRole("alert").textContent).toBe("agent 'student': provider unavailable");
-    expect(status()).toBe("Failed: agent 'student': provider unavailable");
+    expect(failed.querySelector(".run-turn-error")?.textContent).toBe("provider unavailable.");
+    // What happened and what to try first; the engine's words one click away.
+    expect(status()).toBe("Failed at Student: provider unavailable. Run again, or choose another model in the Model list.");
+    const note = document.querySelector(".run-failure") as HTMLElement;
+    expect(note.textContent).toContain("Failed at Student: provider unavailable.");
+    expect(note.querySelector(".run-failure-details")).toBeNull();
+    fireEvent.click(button("Show the details"));
+    expect(note.querySelector(".run-failure-details")?.textContent).toBe("agent 'student': provider unavailable");
   });
 
   it("Simulate runs with a chosen script; a model runs every agent with it", async () => {
@@ -209,7 +230,7 @@ describe("running a crew", () => {
       await shown();
     });
     expect(fake.started).toEqual([
-      { crew: PATH, input: "Begin.", script_file: "/home/ana/scripts/exam.yaml" },
+      { crew: PATH, input: "Begin.", script_file: "/home/ana/scripts/exam.yaml", pace: "readable" },
       { crew: PATH, input: "Begin.", model: "fast" },
     ]);
   });
@@ -275,5 +296,50 @@ describe("Resume", () => {
     expect(status()).toBe("Finished: Teacher said [END_EXAM]");
     expect(button("Resume").disabled).toBe(true);
     expect(screen.getByLabelText("What should the crew do?")).toBe(input());
+  });
+});
+
+describe("a scripted run at the step pace", () => {
+  it("offers the three paces; step by step, each turn waits for Next, which names whose turn it is", async () => {
+    fake.scripts = ["/home/ana/crews/scripts/exam.yaml"];
+    render(<RunDock crewPath={PATH} crewValid />);
+    unfold();
+    fireEvent.change(screen.getByLabelText("Model"), { target: { value: "\u0000simulate" } });
+    await act(shown);
+    expect(screen.getAllByRole("radio").map((r) => r.textContent)).toEqual(["As a model would", "Step by step", "At once"]);
+    fireEvent.click(screen.getByRole("radio", { name: "Step by step" }));
+    fireEvent.change(input(), { target: { value: "Begin." } });
+    await act(async () => {
+      fireEvent.click(button("Run"));
+      await shown();
+    });
+    expect(fake.started).toEqual([{ crew: PATH, input: "Begin.", script_file: "/home/ana/crews/scripts/exam.yaml", pace: "step" }]);
+    await deliver(batch(examRun().slice(0, 2)));
+    expect(screen.getByText("Teacher is next: press Next to see its reply.")).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(button("Next"));
+    });
+    expect(fake.stepped).toEqual(["run-1"]);
+    // The reporter's turn asks its model again after its calculator: Next again.
+    await deliver(batch(examRun().slice(2, 12)));
+    expect(button("Next").disabled).toBe(true);
+    await deliver(batch(examRun().slice(12, 14)));
+    expect(screen.getByText("Reporter is next: press Next to see its reply.")).toBeTruthy();
+    // Remembered for the crew.
+    expect(JSON.parse(localStorage.getItem("crewgraph-pace") ?? "{}")).toEqual({ [PATH]: "step" });
+  });
+});
+
+describe("a model that did not answer its last check", () => {
+  it("is named before the run, with a way on: Simulate instead", async () => {
+    fake.check = { answers: false, problem: "openai at http://127.0.0.1:9/v1: nothing answers at 127.0.0.1:9 — is the model server running? (refused)", checked_at: 1 };
+    render(<RunDock crewPath={PATH} crewValid />);
+    unfold();
+    await act(shown);
+    const warning = screen.getByRole("alert");
+    expect(warning.textContent).toContain("fast did not answer when it was last checked: nothing answers at 127.0.0.1:9 — is the model server running? The run may fail");
+    fireEvent.click(button("Simulate instead"));
+    expect((screen.getByLabelText("Model") as HTMLSelectElement).value).toBe("\u0000simulate");
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

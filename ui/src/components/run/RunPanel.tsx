@@ -2,18 +2,29 @@
 // Stop / Resume, and which model answers — each agent's own, one model for all,
 // Simulate with replies from a script file, or Simulate with each reply typed by
 // the person (then, while the run goes on, each agent whose turn it is gets a reply
-// box here instead of the input). When the crew waits for the person, the box asks
-// for their answer and Resume sends it. A run the start view asked for (launch.ts)
-// is taken when the panel appears and started as soon as the crew can run. Calls
-// the backend through runActions and shows its errors in plain words, inline.
-import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
+// box here instead of the input). A scripted run goes at the pace chosen for the
+// crew (run/pace.ts): at once, as a model would write, or step by step, each turn
+// waiting for Next. When the crew waits for the person, the box asks for their
+// answer and Resume sends it. A model that did not answer its last check is named
+// before the run starts, with a way on (check it again, or Simulate instead). A run
+// the start view asked for (launch.ts) is taken when the panel appears and started
+// as soon as the crew can run.
+// Calls the backend through runActions and shows its errors in plain words, inline.
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import { backend } from "../../backend";
+import type { ModelView } from "../../bindings/ModelView";
+import type { Pace } from "../../bindings/Pace";
 import type { Replies } from "../../bindings/Replies";
-import { useModels } from "../../models/store";
+import { useEditor } from "../../editor/store";
+import { reloadModels, useModels } from "../../models/store";
+import { PACE_WORDS, rememberedPace, rememberPace } from "../../run/pace";
+import type { RunView } from "../../run/reducer";
+import { explainFailure } from "../../run/errors";
+import { silentModels } from "../../run/silentModels";
 import { useRun } from "../../run/store";
 import { ReplyBoxes } from "./ReplyBoxes";
 import { type Launch, takeLaunch } from "./launch";
-import { catchUp, resumeRun, startRun, stopRun } from "./runActions";
+import { catchUp, resumeRun, startRun, stepRun, stopRun } from "./runActions";
 import { useNames } from "./useNames";
 
 /** The model choice that means Simulate with a script (no model is named so). */
@@ -47,7 +58,10 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const [input, setInput] = useState("");
   const [answer, setAnswer] = useState("");
   const [model, setModel] = useState("");
-  const models = (useModels() ?? []).map((m) => m.name);
+  const modelViews = useModels();
+  const models = (modelViews ?? []).map((m) => m.name);
+  const spec = useEditor((s) => s.spec);
+  const [pace, setPace] = useState<Pace>(() => rememberedPace(crewPath));
   const [script, setScript] = useState<string | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
   const [error, setError] = useState<string | null>(null);
@@ -59,6 +73,9 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const ended = useRun((s) => s.ended);
   const replaying = useRun((s) => s.replay !== null);
   const typedRun = useRun((s) => s.typed);
+  // The pace the run shown comes from its script at: Next is for a run at "step".
+  const runPace = useRun((s) => s.pace);
+  const nextFor = useRun((s) => waitingTurns(s.view));
 
   const live = !replaying && status === "running" && ended === null;
   const paused = !replaying && status === "paused";
@@ -69,11 +86,23 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   // The person types the replies of the run going on: boxes instead of the input.
   const replying = live && typedRun && runId !== "";
 
-  // A run that takes typed replies (one caught up on after a reload, say) shows the
-  // mode it runs in, so Resume goes on in it.
+  // Each crew at its own pace.
+  useEffect(() => {
+    setPace(rememberedPace(crewPath));
+  }, [crewPath]);
+
+  // A run that takes typed replies, or comes from a script (one caught up on after a
+  // reload, or shown again on its crew), shows the mode it runs in, so Resume goes on
+  // in it.
   useEffect(() => {
     if (typedRun) setModel(SIMULATE_TYPED);
   }, [typedRun]);
+  useEffect(() => {
+    if (runPace) {
+      setModel(SIMULATE);
+      setPace(runPace);
+    }
+  }, [runPace]);
 
   // A run the start view asked for: shown here, started below once the crew can run.
   useEffect(() => {
@@ -125,7 +154,12 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     script_file: simulate && script ? script : undefined,
     typed: typing || undefined,
     model: !simulate && !typing && model ? model : undefined,
+    pace: simulate && script && pace !== "instant" ? pace : undefined,
   });
+
+  // The models this run would ask that did not answer their last check.
+  const silent = useMemo(() => (simulate || typing ? [] : silentModels(spec, modelViews ?? [], model)), [simulate, typing, spec, modelViews, model]);
+  const stepping = live && runPace === "step";
 
   const run = async () => {
     if (!canRun || !crewPath) return;
@@ -182,6 +216,21 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     }
   };
 
+  const next = async () => {
+    if (!runId) return;
+    setError(null);
+    try {
+      await stepRun(runId);
+    } catch (e) {
+      setError(`Could not go on to the next turn: ${message(e)}`);
+    }
+  };
+
+  const choosePace = (chosen: Pace) => {
+    setPace(chosen);
+    rememberPace(crewPath, chosen);
+  };
+
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
@@ -194,6 +243,8 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
 
   return (
     <div className={`run-panel${paused ? " waiting" : ""}`}>
+      {/* Step by step, Next is the one thing to do: first. */}
+      {stepping && <NextStep waiting={nextFor} names={names} onNext={() => void next()} />}
       {replying ? (
         <ReplyBoxes runId={runId} />
       ) : (
@@ -271,12 +322,98 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
             </span>
           </div>
         )}
+        {simulate && (
+          <div className="run-pace" role="radiogroup" aria-label="How fast the replies come">
+            {PACE_WORDS.map((choice) => (
+              <button
+                key={choice.pace}
+                type="button"
+                role="radio"
+                aria-checked={pace === choice.pace}
+                className={`run-pace-choice${pace === choice.pace ? " on" : ""}`}
+                onClick={() => choosePace(choice.pace)}
+                disabled={live}
+                title={choice.title}
+                data-pace={choice.pace}
+              >
+                {choice.label}
+              </button>
+            ))}
+          </div>
+        )}
+        {!live && silent.length > 0 && <SilentModels silent={silent} onSimulate={() => setModel(SIMULATE)} />}
       </div>
       {error && (
         <p className="run-error" role="alert">
           {error}
         </p>
       )}
+    </div>
+  );
+}
+
+/** The turns waiting for Next: at work, their model asked and nothing written
+ * since (their agents' ids). */
+function waitingTurns(view: RunView | null): string {
+  if (!view) return "";
+  return view.turns
+    .filter((t) => t.state === "working" && t.asking && view.agents[t.agent] === "active")
+    .map((t) => t.agent)
+    .join(",");
+}
+
+/** Step by step: whose turn waits, and Next. */
+function NextStep({ waiting, names, onNext }: { waiting: string; names: (id: string) => string; onNext: () => void }) {
+  const who = waiting ? waiting.split(",").map(names) : [];
+  const button = useRef<HTMLButtonElement>(null);
+  // Each turn that comes puts Next under the person's hand (Enter or Space presses it).
+  useEffect(() => {
+    if (waiting) button.current?.focus();
+  }, [waiting]);
+  return (
+    <div className="run-step">
+      <p className="run-note" aria-live="polite">
+        {who.length === 0 ? "The turn is being written…" : `${who.join(", ")} ${who.length === 1 ? "is" : "are"} next: press Next to see ${who.length === 1 ? "its" : "their"} reply.`}
+      </p>
+      <button ref={button} type="button" className="run-button primary run-next" onClick={onNext} disabled={who.length === 0} title="Let the next turn come">
+        Next
+      </button>
+    </div>
+  );
+}
+
+/** The models that did not answer their last check, before the run: why, and a way on. */
+function SilentModels({ silent, onSimulate }: { silent: ModelView[]; onSimulate: () => void }) {
+  const [checking, setChecking] = useState(false);
+  const again = async () => {
+    setChecking(true);
+    try {
+      for (const model of silent) await backend.checkModel(model.name).catch(() => null);
+      await reloadModels();
+    } finally {
+      setChecking(false);
+    }
+  };
+  const names = silent.map((m) => m.name).join(", ");
+  // (What the check found, said as a failed run says it: without the provider's address.)
+  const why = silent
+    .map((m) => (m.check?.problem ? explainFailure(m.check.problem).headline : ""))
+    .filter(Boolean)
+    .join("; ");
+  return (
+    <div className="run-silent" role="alert">
+      <p>
+        <strong>{names} did not answer</strong> when {silent.length === 1 ? "it was" : "they were"} last checked{why ? `: ${why}${/[.?!]$/.test(why) ? "" : "."}` : "."} The run may fail at
+        its first turn.
+      </p>
+      <div className="run-silent-ways">
+        <button type="button" className="run-button" onClick={() => void again()} disabled={checking}>
+          {checking ? "Checking…" : "Check again"}
+        </button>
+        <button type="button" className="run-button" onClick={onSimulate}>
+          Simulate instead
+        </button>
+      </div>
     </div>
   );
 }

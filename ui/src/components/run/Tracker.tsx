@@ -1,6 +1,7 @@
 // The delegation tracker (UX.md, the bottom region's right, under its Handoffs
-// tab): one line per handoff, "Teacher → Student · because the reply said
-// [QUESTION] (exact)", with its time. A line clicked selects the arrow it took on
+// tab): one line per move of the work, "Teacher → Student · because the reply said
+// [QUESTION] (exact)", with its time — the transfers, and the moves that are not
+// signals: a group handing the work back ("then"), the move to End, to Wait. A line clicked selects the arrow it took on
 // the graph and brings the turn whose reply led to it into view in the transcript.
 // A long run shows its newest SHOWN_LINES lines, the earlier ones behind a button.
 import { memo, useState } from "react";
@@ -8,7 +9,7 @@ import { editorStore } from "../../editor/store";
 import { arrowsOf } from "../../graph/refs";
 import type { Handoff } from "../../run/reducer";
 import { runStore, useRun } from "../../run/store";
-import { handoffReason, type Namer, targetNames, timeOf } from "../../run/words";
+import { handoffReason, moveSource, moveTarget, type Namer, timeOf } from "../../run/words";
 import { edgeForHandoff } from "./runClasses";
 import { useNames } from "./useNames";
 
@@ -65,12 +66,12 @@ const HandoffLine = memo(function HandoffLine({ handoff, names, highlighted }: {
     <li>
       <button
         type="button"
-        className={`run-handoff${highlighted ? " highlighted" : ""}`}
+        className={`run-handoff run-move-${handoff.kind}${highlighted ? " highlighted" : ""}`}
         onClick={() => showHandoff(handoff)}
-        title={`Show this handoff on the graph (the engine said: ${handoff.reason})`}
+        title={handoff.kind === "transfer" ? `Show this handoff on the graph (the engine said: ${handoff.reason})` : "Show this move on the graph"}
       >
         <span className="run-handoff-who">
-          {names(handoff.from)} → {targetNames(handoff.to, names)}
+          {moveSource(handoff, names)} → {moveTarget(handoff, names)}
         </span>
         <span className="run-handoff-why"> · {handoffReason(handoff)}</span>
         <time className="run-handoff-time" dateTime={handoff.timestamp}>

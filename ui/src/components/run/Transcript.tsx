@@ -7,6 +7,7 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { avatarColor, avatarLetter, behaviorWords } from "../../graph/style";
 import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
+import { explainFailure } from "../../run/errors";
 import { useRun } from "../../run/store";
 import { type Namer, signalPill } from "../../run/words";
 import { SHOWN_LINES } from "./Tracker";
@@ -33,6 +34,8 @@ const stickiness = 24;
 export function Transcript() {
   const view = useRun((s) => s.view);
   const highlight = useRun((s) => s.highlight);
+  // A run step by step: a turn whose model was asked waits for the person's Next.
+  const stepping = useRun((s) => s.pace === "step" && s.replay === null && s.ended === null);
   const names = useNames();
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
@@ -92,7 +95,13 @@ export function Transcript() {
           )}
           {entries.slice(hidden).map((entry) =>
             entry.kind === "turn" ? (
-              <TurnView key={`t${entry.seq}`} turn={entry.turn} names={names} highlighted={entry.turn.id === highlight} />
+              <TurnView
+                key={`t${entry.seq}`}
+                turn={entry.turn}
+                names={names}
+                highlighted={entry.turn.id === highlight}
+                waitsForNext={stepping && entry.turn.state === "working" && entry.turn.asking}
+              />
             ) : entry.kind === "answer" ? (
               <div key={`a${entry.seq}`} className="run-you">
                 <span className="run-you-label">You answered {names(entry.answer.agent)}</span>
@@ -111,7 +120,9 @@ export function Transcript() {
 }
 
 /** One turn; a turn that did not change is not drawn again (its object is the same). */
-const TurnView = memo(function TurnView({ turn, names, highlighted }: { turn: Turn; names: Namer; highlighted: boolean }) {
+type TurnProps = { turn: Turn; names: Namer; highlighted: boolean; waitsForNext: boolean };
+
+const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext }: TurnProps) {
   const name = names(turn.agent);
   return (
     <article
@@ -125,7 +136,9 @@ const TurnView = memo(function TurnView({ turn, names, highlighted }: { turn: Tu
         </span>
         <span className="run-turn-name">{name}</span>
         {turn.group && <span className="run-turn-group">in {names(turn.group)}</span>}
-        {turn.state === "working" && (
+        {waitsForNext ? (
+          <span className="run-turn-next">waits for Next</span>
+        ) : turn.state === "working" && (
           <span className="run-typing" role="img" aria-label="writing">
             <span />
             <span />
@@ -154,8 +167,9 @@ const TurnView = memo(function TurnView({ turn, names, highlighted }: { turn: Tu
         </span>
       )}
       {turn.state === "failed" && (
-        <p className="run-turn-error" role="alert">
-          {turn.error ?? "This turn failed."}
+        // What went wrong in a person's words (the engine's own, above the columns, a click away).
+        <p className="run-turn-error" title={turn.error ?? undefined}>
+          {turn.error ? explainFailure(turn.error).headline : "This turn failed."}
         </p>
       )}
       {turn.state === "stopped" && <p className="run-turn-note">Stopped before the reply was finished.</p>}

@@ -7,7 +7,7 @@ import type { Recording } from "../../bindings/Recording";
 import type { RunBatch } from "../../bindings/RunBatch";
 import { examRun } from "../../run/fixtures";
 import { runStore } from "../../run/store";
-import { showRecording } from "./recordings";
+import { recordingName, showRecording } from "./recordings";
 import { showLiveRun, startRun } from "./runActions";
 
 const fake = vi.hoisted(() => ({
@@ -76,9 +76,37 @@ describe("a recording opened in the window", () => {
     expect(runStore.getState().replay).not.toBeNull();
   });
 
+  it("made elsewhere (a window's path, opened in a browser): replayed on the crew here of the same file name", async () => {
+    const opened: string[] = [];
+    const said = await showRecording(recording("/home/bo/crews/exam.yaml"), {
+      open: null,
+      openCrew: async (crew) => {
+        if (crew.startsWith("/")) throw new Error("out of reach");
+        opened.push(crew);
+        return true;
+      },
+      current: () => opened.at(-1) ?? null,
+      lookalike: async (r) => (r.crew?.endsWith("/exam.yaml") ? "exam.yaml" : null),
+    });
+    expect(opened).toEqual(["exam.yaml"]);
+    expect(said).toBe("This recording was made with exam.yaml elsewhere: it is replayed on exam.yaml from here.");
+    expect(runStore.getState()).toMatchObject({ crew: "exam.yaml", imported: true });
+    expect(runStore.getState().view?.status).toBe("terminated");
+  });
+
   it("with no crew open, says to open one", async () => {
     const said = await showRecording(recording(null), { open: null, openCrew: async () => false });
     expect(said).toBe("This recording does not say which crew it ran: open a crew with the same agents to see the run on its graph.");
+  });
+});
+
+describe("recordingName", () => {
+  it("names the file after the crew and what it was asked", () => {
+    expect(recordingName("Interview", "Interview me about colours", "run-1")).toBe("Interview - Interview me about colours.json");
+    expect(recordingName("Fractions exam", "a/b: what is 1/2?\nthen stop", "run-1")).toBe("Fractions exam - a b what is 1 2 then stop.json");
+    expect(recordingName("", "", "run-7")).toBe("run-7.json");
+    const long = recordingName("Crew", "Please write a very long story about a dragon who learns to bake bread in a small village", "run-1");
+    expect(long).toBe("Crew - Please write a very long story about a dragon who learns to….json");
   });
 });
 

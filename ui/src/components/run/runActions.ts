@@ -1,12 +1,19 @@
 // What the window does with runs through the backend — start, stop, resume, watch
-// a run going on, replay a past one or a recording, type an agent's reply, export a
-// recording — each feeding the run store. Only the newest watch feeds it: batches
+// a run going on, replay a past one or a recording, type an agent's reply, let a
+// step-by-step run's next turn come, export a recording — each feeding the run
+// store. A run is shown on its own crew only: when another crew opens, the run
+// shown goes (`followCrew`), and a run of the new crew going on is shown instead.
+// The pace of the scripted runs this window started is remembered for the tab's
+// life too, so a step-by-step run shown again (its crew reopened, a reload) still
+// offers Next. Only the newest watch feeds it: batches
 // of a watch a newer one replaced are dropped; a watch that fell behind ("lagged")
 // catches up from the last event it has. The runs this window started with typed
 // replies are remembered for the tab's life, so a reload that catches up on one
 // shows its reply boxes again.
 import { backend } from "../../backend";
+import type { Pace } from "../../bindings/Pace";
 import type { Recording } from "../../bindings/Recording";
+import type { Replies } from "../../bindings/Replies";
 import type { ResumeRun } from "../../bindings/ResumeRun";
 import type { RunBatch } from "../../bindings/RunBatch";
 import type { StartRun } from "../../bindings/StartRun";
@@ -101,15 +108,43 @@ function rememberTyped(runId: string): void {
   }
 }
 
+const PACE_KEY = "crewgraph-run-paces";
+
+/** The paces of the scripted runs this tab started (run id → pace), the newest kept. */
+function runPaces(): Record<string, Pace> {
+  try {
+    const all = JSON.parse(sessionStorage.getItem(PACE_KEY) ?? "{}") as unknown;
+    return typeof all === "object" && all !== null && !Array.isArray(all) ? (all as Record<string, Pace>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function rememberPace(runId: string, pace: Pace | null): void {
+  try {
+    const all = runPaces();
+    delete all[runId];
+    if (pace) all[runId] = pace;
+    sessionStorage.setItem(PACE_KEY, JSON.stringify(Object.fromEntries(Object.entries(all).slice(-TYPED_KEPT))));
+  } catch {
+    // Not remembered: the run shown again offers no Next (Stop still works).
+  }
+}
+
+/** The pace a request's script comes at (null: no script). */
+const paceOf = (request: Replies) => (request.script !== undefined || request.script_file !== undefined ? (request.pace ?? "instant") : null);
+
 /** Starts a run of the crew file; its events fill the run store. Answers its id. */
 export async function startRun(request: StartRun): Promise<string> {
-  runStore.getState().begin(null);
+  runStore.getState().begin(null, request.crew);
   runStore.getState().setTyped(request.typed === true);
+  runStore.getState().setPace(paceOf(request));
   const onBatch = feed();
   const mine = generation;
   try {
     const id = await backend.startRun(request, onBatch);
     if (request.typed) rememberTyped(id);
+    rememberPace(id, paceOf(request));
     if (mine === generation) runStore.getState().begin(id);
     return id;
   } catch (error) {
@@ -128,7 +163,9 @@ export async function resumeRun(runId: string, request: Omit<ResumeRun, "id">): 
   const before = runStore.getState().ended;
   runStore.getState().begin(runId);
   runStore.getState().setTyped(request.typed === true);
+  runStore.getState().setPace(paceOf(request));
   if (request.typed) rememberTyped(runId);
+  rememberPace(runId, paceOf(request));
   const from = after();
   try {
     await backend.resumeRun(runId, request, from, feed());
@@ -138,10 +175,12 @@ export async function resumeRun(runId: string, request: Omit<ResumeRun, "id">): 
   }
 }
 
-/** Shows a run going on (or stored) from its events so far, then live. */
-export async function watchRun(runId: string): Promise<void> {
-  runStore.getState().begin(runId);
+/** Shows a run of crew `crew` going on (or stored) from its events so far, then live. */
+export async function watchRun(runId: string, crew?: string | null): Promise<void> {
+  runStore.getState().begin(runId, crew);
   if (typedRuns().includes(runId)) runStore.getState().setTyped(true);
+  const pace = runPaces()[runId];
+  if (pace) runStore.getState().setPace(pace);
   try {
     await backend.watchRun(runId, after(), feed());
   } catch (error) {
@@ -150,11 +189,13 @@ export async function watchRun(runId: string): Promise<void> {
   }
 }
 
-/** Replays a past run on the graph, event by event. */
-export async function replayRun(runId: string): Promise<void> {
+/** Replays a past run of crew `crew` on the graph, event by event. */
+export async function replayRun(runId: string, crew?: string | null): Promise<void> {
+  const mine = ++generation;
   const events = await backend.runEvents(runId);
-  ++generation;
-  runStore.getState().load(events);
+  // (Something else was shown meanwhile — another run, another crew: it stays.)
+  if (mine !== generation) return;
+  runStore.getState().load(events, false, crew);
 }
 
 /** When the window starts (or reloads) while a run goes on: the newest such run is
@@ -167,14 +208,48 @@ export async function showLiveRun(openCrew: (crew: string) => Promise<void>): Pr
   const id = runs.find((run) => live.includes(run.id))?.id ?? live[0];
   const crew = await backend.runCrew(id).catch(() => null);
   if (crew) await openCrew(crew);
-  await watchRun(id);
+  await watchRun(id, crew);
   return id;
 }
 
-/** Replays a recording file's run on the graph (it need not be in the store). */
-export function replayRecording(recording: Recording): void {
+/** Replays a recording file's run on the graph of crew `crew` (it need not be in
+ * the store). */
+export function replayRecording(recording: Recording, crew: string | null = null): void {
   ++generation;
-  runStore.getState().load(recording.events, true);
+  runStore.getState().load(recording.events, true, crew);
+}
+
+/** Shows no run: the watch of the run shown is let go (its late batches dropped). */
+export function leaveRun(): void {
+  ++generation;
+  runStore.getState().reset();
+}
+
+/** The editor now shows crew `crew` (null: a crew never saved, or none): a run of
+ * another crew goes from the screen — a past one, a replay, one going on (it goes
+ * on, and shows again when its crew is opened) — and a run of this crew going on
+ * in the background is shown, live. */
+export async function followCrew(crew: string | null): Promise<void> {
+  const shown = runStore.getState();
+  if (shown.view && shown.crew === crew && crew !== null) return;
+  if (shown.view) leaveRun();
+  if (crew === null) return;
+  const mine = generation;
+  const live = await backend.liveRuns().catch(() => []);
+  for (const id of live) {
+    const of = await backend.runCrew(id).catch(() => null);
+    // (Only while nothing else was chosen meanwhile: a run started, a past one opened.)
+    if (mine !== generation || runStore.getState().view) return;
+    if (of === crew) {
+      await watchRun(id, crew);
+      return;
+    }
+  }
+}
+
+/** A run at the step pace: lets its next turn come (the person's Next). */
+export function stepRun(runId: string): Promise<void> {
+  return backend.stepRun(runId);
 }
 
 /** Simulate mode by hand: the person's reply for `agent` (its turn now, or its next). */
@@ -182,16 +257,17 @@ export function typeReply(runId: string, agent: string, text: string): Promise<v
   return backend.typeReply(runId, agent, text);
 }
 
-/** Saves a run's recording: where the person chooses, or at `path` (automation).
- * Answers where it went; null when the person cancelled. */
-export function exportRecording(runId: string, path?: string): Promise<string | null> {
-  return backend.exportRun(runId, path);
+/** Saves a run's recording: where the person chooses (offered as `name`), or at
+ * `path` (automation). Answers where it went; null when the person cancelled. */
+export function exportRecording(runId: string, path?: string, name?: string): Promise<string | null> {
+  return backend.exportRun(runId, path, name);
 }
 
-/** Opens a run from the runs list: one that may go on (running, or paused and
- * waiting for an answer) is watched, so Stop and Resume work; others are replayed. */
-export function openRun(run: Pick<RunSummary, "id" | "status">): Promise<void> {
-  return run.status === "running" || run.status === "paused" ? watchRun(run.id) : replayRun(run.id);
+/** Opens a run of crew `crew` from the runs list: one that may go on (running, or
+ * paused and waiting for an answer) is watched, so Stop and Resume work; others are
+ * replayed. */
+export function openRun(run: Pick<RunSummary, "id" | "status">, crew?: string | null): Promise<void> {
+  return run.status === "running" || run.status === "paused" ? watchRun(run.id, crew) : replayRun(run.id, crew);
 }
 
 /** Watches again from the last event the view has (after a watch fell behind). */

@@ -65,8 +65,14 @@ export function edgeRunInfo(ends: { source: NodeRef; target: NodeRef }, view: Ru
 
 /** The graph's arrow a handoff took (the first target's, for a broadcast): from
  * the sender's card (the router's, for a router's choice) to the agent or group;
- * a signal's own arrow first, then an "otherwise" arrow for a fallback. */
+ * a signal's own arrow first, then an "otherwise" arrow for a fallback. A move that
+ * is not a transfer (a group's "then", to End, to Wait): the arrow between its ends. */
 export function edgeForHandoff(handoff: Handoff, arrows: readonly Arrow[]): string | null {
+  if (handoff.kind !== "transfer") {
+    // A group's "then", the move to End or to Wait: the arrow between the two ends it took.
+    const key = handoff.edges[0];
+    return arrows.find((a) => edgeKey(runName(a.source), runName(a.target)) === key)?.view.id ?? null;
+  }
   const to = handoff.to.split(", ")[0] ?? handoff.to;
   const routed = handoff.decision?.strategy === "llm" || handoff.decision?.strategy === "gatekeeper";
   // The router's arrow first when a router chose.

@@ -26,10 +26,12 @@ export function useEndWords(): string | null {
 }
 
 /** A group frame's progress while the run is in it or after ("2 of 3 done · 12 s
- * left"); the time left counts down while a live run's group works. */
+ * left"); the time left counts down while a live run's group works — not while the
+ * person types the replies or steps through them (their time is not the model's:
+ * the group's limit does not run then). */
 export function useGroupRunWords(groupId: string | null, timeoutMs: number | null): string | null {
   const progress = useRun((s) => (groupId === null ? null : (s.view?.groups[groupId] ?? null)));
-  const live = useRun((s) => s.replay === null && s.ended === null);
+  const live = useRun((s) => s.replay === null && s.ended === null && !s.typed && s.pace !== "step");
   const ticking = progress !== null && !progress.finished && live && timeoutMs !== null;
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
