@@ -17,10 +17,12 @@ export async function openCrew(session, path, { ready = "window.crewgraph" } = {
   await session.visible(".crew-header h1");
 }
 
-/** Unfolds the run panel, chooses Simulate in the model list (once the list offers
- * it) and waits until the crew's own script, `script`, is picked for it. */
-export async function chooseSimulate(session, script) {
-  await session.click('.run-dock-toggle[aria-expanded="false"]');
+/** Unfolds the run panel (the window remembers how the person left it: it may be
+ * open already), chooses Simulate in the model list (once the list offers it) and
+ * waits until the crew's own script, `script`, is picked for it; with `pace`
+ * ("instant", "readable", "step") its replies come at that pace. */
+export async function chooseSimulate(session, script, { pace } = {}) {
+  await unfoldRunPanel(session);
   await session.waitFor(
     () =>
       session.execute(`
@@ -32,5 +34,31 @@ export async function chooseSimulate(session, script) {
         return true;`),
     { message: "the model list to offer Simulate" },
   );
-  await session.waitFor(async () => (await session.texts(".run-script-name")).includes(script), { message: `the script ${script}` });
+  await session.waitFor(
+    async () => {
+      // (Below the model list: scrolled to in the run panel, as a person would.)
+      await session.execute(`document.querySelector(".run-script-name")?.scrollIntoView({ block: "nearest" })`);
+      return (await session.texts(".run-script-name")).includes(script);
+    },
+    { message: `the script ${script}` },
+  );
+  if (pace) await choosePace(session, pace);
+}
+
+/** Unfolds the run panel when it is folded. */
+export async function unfoldRunPanel(session) {
+  if ((await session.find('.run-dock-toggle[aria-expanded="false"]')).length) await session.click('.run-dock-toggle[aria-expanded="false"]');
+  await session.visible('.run-dock-toggle[aria-expanded="true"]');
+}
+
+/** Chooses the pace of a scripted run: "instant", "readable" or "step". */
+export async function choosePace(session, pace) {
+  // (Below the model list: scrolled to in the run panel, as a person would.)
+  await session.waitFor(() => session.execute(`const el = document.querySelector(arguments[0]); el?.scrollIntoView({ block: "nearest" }); return Boolean(el);`, [`.run-pace-choice[data-pace="${pace}"]`]), {
+    message: `the pace ${pace} offered`,
+  });
+  await session.click(`.run-pace-choice[data-pace="${pace}"]`);
+  await session.waitFor(() => session.execute(`return document.querySelector(arguments[0])?.getAttribute("aria-checked") === "true"`, [`.run-pace-choice[data-pace="${pace}"]`]), {
+    message: `the pace ${pace} chosen`,
+  });
 }

@@ -3,7 +3,8 @@
 # WebKitWebDriver and the app), then `node --test`. Screenshots land in target/e2e/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out="$root/target/e2e"
+# (E2E_OUT_DIR: somewhere else, so two people testing at once keep their screenshots.)
+out="${E2E_OUT_DIR:-$root/target/e2e}"
 app="$root/target/debug/crewgraph-desktop"
 driver="${TAURI_DRIVER:-$root/.tools/bin/tauri-driver}"
 [ -x "$app" ] || { echo "run-window.sh: $app is not built" >&2; exit 1; }
@@ -32,7 +33,7 @@ node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 # it runs after the others, against a database and a tauri-driver of its own.
 names=("$@")
 if ((${#names[@]} == 0)); then
-  names=(window editor runs simulate speed start)
+  names=(window editor runs simulate speed runside start)
 fi
 shared=()
 own=()

@@ -63,9 +63,12 @@ test("an interview runs in Simulate mode: the highlight moves, the tracker expla
   const active = await session.execute("return window.__active");
   assert.deepEqual(active, ["Host", "Writer"], `the highlight moved ${active.join(" → ")}`);
 
+  // One transfer, and the moves that are not signals to another agent: to Wait, to End.
   const handoffs = await session.texts(".run-handoffs li");
-  assert.equal(handoffs.length, 1, `one handoff: ${handoffs}`);
-  assert.match(handoffs[0], /Host → Writer\s*· because the reply said \[SUMMARY\] \(exact\)/);
+  assert.equal(handoffs.length, 3, `three moves: ${handoffs}`);
+  assert.match(handoffs[0], /Host → Wait for you\s*· said \[ASK_YOU\], so the crew waits for you/);
+  assert.match(handoffs[1], /Host → Writer\s*· because the reply said \[SUMMARY\] \(exact\)/);
+  assert.match(handoffs[2], /Writer → End\s*· said \[DONE\], so the run is over/);
   const transcript = (await session.texts(".run-transcript")).join("\n");
   assert.match(transcript, /You answered Host\s+Blue/);
   assert.match(transcript, /They like blue/);
