@@ -11,6 +11,8 @@ import {
   removeEdge,
   removeFallback,
   removeRule,
+  repointEdge,
+  repointKind,
   updateRule,
 } from "./edges";
 import { examCrew, frozen, newsroomCrew, quizCrew } from "./fixtures";
@@ -378,5 +380,65 @@ describe("edges of the graph", () => {
     const member = arrow(at.group("exam_round"), at.agent("student"), { id: "member:exam_round:agent:student", source: "group:exam_round", target: "agent:student", kind: "membership" });
     expect(specOf(removeEdge(spec, member)).routing!.parallel_groups!.exam_round.agents).toEqual(["reporter"]);
     expect(removeEdge(spec, arrow(at.agent("a"), at.agent("b"), { id: "finalize:a:agent:b", source: "agent:a", target: "agent:b", kind: "finalize" })).ok).toBe(false);
+  });
+});
+
+describe("re-pointing an arrow", () => {
+  const writer = (to: string) =>
+    arrow(at.agent("writer_a"), at.agent(to), {
+      id: `rule:writer_a:0:agent:${to}`,
+      source: "agent:writer_a",
+      target: `agent:${to}`,
+      kind: "signal",
+      signal: "[NEXT]",
+      behavior: "route",
+      rule: { agent: "writer_a", index: 0 },
+    });
+
+  it("says what each arrow can lead to instead", () => {
+    expect(repointKind(writer("editor"))).toBe("agent");
+    const question = arrow(at.agent("teacher"), at.group("exam_round"), {
+      id: "rule:teacher:0:group:exam_round",
+      source: "agent:teacher",
+      target: "group:exam_round",
+      kind: "signal",
+      rule: { agent: "teacher", index: 0 },
+    });
+    expect(repointKind(question)).toBe("group");
+    const toEnd = arrow(at.agent("teacher"), at.end, { id: "rule:teacher:1:end", source: "agent:teacher", target: "end", kind: "signal", rule: { agent: "teacher", index: 1 } });
+    expect(repointKind(toEnd)).toBeNull();
+  });
+
+  it("moves a route's target, keeping its signal and place", () => {
+    const next = specOf(repointEdge(frozen(newsroomCrew()), writer("editor"), "writer_b"));
+    expect(next.routing!.signals!.writer_a).toEqual([{ signal: "[NEXT]", target: "writer_b" }]);
+    expect(errorOf(repointEdge(frozen(newsroomCrew()), writer("editor"), "nobody"))).toBe("There is no agent called 'nobody'");
+  });
+
+  it("moves one target of a broadcast", () => {
+    const one = arrow(at.agent("editor"), at.agent("writer_b"), {
+      id: "rule:editor:0:agent:writer_b",
+      source: "agent:editor",
+      target: "agent:writer_b",
+      kind: "signal",
+      signal: "[ASSIGN]",
+      behavior: "broadcast",
+      rule: { agent: "editor", index: 0 },
+    });
+    const spec = specOf(addAgent(frozen(newsroomCrew()), { id: "writer_c" }));
+    expect(specOf(repointEdge(spec, one, "writer_c")).routing!.signals!.editor[0].target).toEqual(["writer_a", "writer_c"]);
+    expect(errorOf(repointEdge(spec, one, "writer_a"))).toBe("'editor' already sends '[ASSIGN]' to 'writer_a'");
+  });
+
+  it("moves an 'otherwise' arrow in its place, and a group's 'then'", () => {
+    const otherwise = arrow(at.agent("editor"), at.agent("writer_a"), { id: "fallback:editor:agent:writer_a", source: "agent:editor", target: "agent:writer_a", kind: "fallback" });
+    expect(specOf(repointEdge(frozen(newsroomCrew()), otherwise, "writer_b")).agents[0].handoff_targets).toEqual(["writer_b"]);
+    expect(errorOf(repointEdge(frozen(newsroomCrew()), otherwise, "editor"))).toBe("An agent cannot fall back to itself");
+    const quiz = arrow(at.agent("contestant"), at.agent("quizmaster"), { id: "fallback:contestant:agent:quizmaster", source: "agent:contestant", target: "agent:quizmaster", kind: "fallback" });
+    const moved = specOf(repointEdge(frozen(quizCrew()), quiz, "scorekeeper"));
+    expect(moved.routing!.defaults).toBeUndefined();
+    expect(moved.agents.find((a) => a.id === "contestant")?.handoff_targets).toEqual(["scorekeeper"]);
+    const then = arrow(at.group("exam_round"), at.agent("teacher"), { id: "next:exam_round:agent:teacher", source: "group:exam_round", target: "agent:teacher", kind: "group_next" });
+    expect(specOf(repointEdge(frozen(examCrew()), then, "student")).routing!.parallel_groups!.exam_round.next_agent).toBe("student");
   });
 });

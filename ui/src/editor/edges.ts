@@ -283,6 +283,67 @@ export function removeEdge(spec: CrewSpec, arrow: Arrow): EditResult {
   }
 }
 
+/** What an arrow can be re-pointed to: agents (a route, an "otherwise" arrow, the
+ * move after a group) or groups (a rule that starts a group); null for arrows that
+ * cannot lead elsewhere (to End, to Wait, a membership, the strategy's own). */
+export function repointKind(arrow: Arrow): "agent" | "group" | null {
+  const ref = edgeToEdit(arrow);
+  if (ref === null) return null;
+  if (ref.kind === "fallback" || ref.kind === "group_next") return "agent";
+  if (ref.kind === "rule" && (ref.target?.kind === "agent" || ref.target?.kind === "group")) return ref.target.kind;
+  return null;
+}
+
+/**
+ * Makes an arrow lead to `to` (an agent's or a group's id, as `repointKind` says)
+ * instead: a rule's target (one target of a broadcast), an "otherwise" arrow's
+ * handoff target (in its place in the list), or the agent a group hands back to.
+ * Whether the signal may lead there is the engine's check, as for any edit.
+ */
+export function repointEdge(spec: CrewSpec, arrow: Arrow, to: string): EditResult {
+  const ref = edgeToEdit(arrow);
+  const kind = repointKind(arrow);
+  if (ref === null || kind === null) return refuse("This arrow cannot lead anywhere else");
+  if (kind === "agent" && !hasAgent(spec, to)) return refuse(`There is no agent called '${to}'`);
+  if (kind === "group" && !hasGroup(spec, to)) return refuse(`There is no group called '${to}'`);
+  switch (ref.kind) {
+    case "rule": {
+      const rule = rulesOf(spec, ref.agent)[ref.index];
+      const from = ref.target && (ref.target.kind === "agent" || ref.target.kind === "group") ? ref.target.id : null;
+      if (!rule || from === null) return refuse("That connection is no longer there");
+      if (from === to) return ok(spec);
+      if (Array.isArray(rule.target)) {
+        if (rule.target.includes(to)) return refuse(`'${ref.agent}' already sends '${rule.signal}' to '${to}'`);
+        return updateRule(spec, ref.agent, ref.index, { target: rule.target.map((t) => (t === from ? to : t)) });
+      }
+      return updateRule(spec, ref.agent, ref.index, { target: to });
+    }
+    case "fallback": {
+      if (ref.to === to) return ok(spec);
+      if (ref.from === to) return refuse("An agent cannot fall back to itself");
+      const at = spec.agents.findIndex((a) => a.id === ref.from);
+      const targets = at >= 0 ? (spec.agents[at].handoff_targets ?? []) : [];
+      if (targets.includes(to)) return refuse(`'${ref.from}' already falls back to '${to}'`);
+      if (!targets.includes(ref.to)) {
+        // Written as the Go engine's `routing.defaults`: replaced there.
+        const removed = removeFallback(spec, ref.from, ref.to);
+        return removed.ok ? addFallback(removed.spec, ref.from, to) : removed;
+      }
+      const changed = setKey(spec.agents[at], "handoff_targets", targets.map((t) => (t === ref.to ? to : t)), AGENT_KEYS);
+      return ok({ ...spec, agents: spec.agents.map((a, i) => (i === at ? changed : a)) });
+    }
+    case "group_next": {
+      const group = groupsOf(spec)[ref.group];
+      if (!group) return refuse(`There is no group called '${ref.group}'`);
+      if (group.next_agent === to) return ok(spec);
+      const changed = setKey(group, "next_agent", to, GROUP_KEYS);
+      return ok(setRoutingKey(spec, "parallel_groups", { ...groupsOf(spec), [ref.group]: changed }));
+    }
+    default:
+      return refuse("This arrow cannot lead anywhere else");
+  }
+}
+
 /** Clears `is_terminal` or `wait_for_signal` on the agent and in its behaviours. */
 export function clearFlag(spec: CrewSpec, agent: string, flag: "is_terminal" | "wait_for_signal"): EditResult {
   const at = spec.agents.findIndex((a) => a.id === agent);

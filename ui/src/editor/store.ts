@@ -15,6 +15,7 @@ import { deepEqual } from "./equal";
 import * as history from "./history";
 import type { History, Positions, Snapshot } from "./history";
 import { type EditResult, type Refusal, refuse } from "./result";
+import { type RuntimePart, withRuntime } from "./runtime";
 
 /** Asks the engine for its verdict on a spec (the backend's check command). */
 export type Checker = (spec: CrewSpec) => Promise<CrewDocument>;
@@ -49,8 +50,12 @@ export type EditorState = {
   path: string | null;
   layout: CrewLayout;
   spec: CrewSpec | null;
-  /** The engine's latest verdict (graph and problems). */
+  /** The engine's latest verdict (graph and problems), with the crew's runtime
+   * agents added (`runtime`: they are not in its files). */
   document: CrewDocument | null;
+  /** The agents added to the crew while the app runs, from the crew as it runs
+   * (runtime.ts); null: none, or not looked at yet. */
+  runtime: RuntimePart | null;
   /** The spec `document` describes; when it is not `spec`, the verdict is behind
    * the edits (and its rule indexes may not match `spec` yet). */
   checked: CrewSpec | null;
@@ -79,6 +84,8 @@ export type EditorState = {
   markSaved(saved: SavedCrew): void;
   /** The engine's checker; set once when the window starts. */
   setChecker(checker: Checker | null): void;
+  /** The crew's runtime agents as now (drawn with the verdict; not an edit). */
+  setRuntime(part: RuntimePart | null): void;
 };
 
 export type EditorStore = ReturnType<typeof createEditorStore>;
@@ -87,8 +94,16 @@ export function createEditorStore() {
   let checker: Checker | null = null;
   let inFlight = false;
   let queued = false;
+  /** The engine's latest verdict as it came (`document` is it with the runtime agents). */
+  let verdict: CrewDocument | null = null;
 
   return createStore<EditorState>()((set, get) => {
+    /** A new verdict: `document` is it with the runtime agents. */
+    const judged = (document: CrewDocument | null, runtime = get().runtime) => {
+      verdict = document;
+      return document ? withRuntime(document, runtime) : null;
+    };
+
     /** Checks the current spec now, or once the check under way is done. */
     const scheduleCheck = () => {
       const { spec } = get();
@@ -104,7 +119,7 @@ export function createEditorStore() {
     const runCheck = (check: Checker, spec: CrewSpec) => {
       inFlight = true;
       check(spec).then(
-        (document) => settle(spec, () => set({ document, checked: spec, checkError: null })),
+        (document) => settle(spec, () => set({ document: judged(document), checked: spec, checkError: null })),
         (error: unknown) => settle(spec, () => set({ checkError: errorMessage(error) })),
       );
     };
@@ -146,6 +161,7 @@ export function createEditorStore() {
       layout: "file",
       spec: null,
       document: null,
+      runtime: null,
       checked: null,
       positions: {},
       selection: [],
@@ -161,7 +177,8 @@ export function createEditorStore() {
           path: crew.path,
           layout: crew.layout,
           spec: crew.spec,
-          document: crew.document,
+          document: judged(crew.document, null),
+          runtime: null,
           checked: crew.document ? crew.spec : null,
           positions: crew.positions,
           selection: [],
@@ -235,8 +252,12 @@ export function createEditorStore() {
           layout,
           saved,
           dirty: now ? isDirty(now, saved) : false,
-          ...(document && saved.spec === current ? { document, checked: current, checkError: null } : {}),
+          ...(document && saved.spec === current ? { document: judged(document), checked: current, checkError: null } : {}),
         });
+      },
+
+      setRuntime(part) {
+        set({ runtime: part, document: verdict ? withRuntime(verdict, part) : null });
       },
 
       setChecker(next) {
