@@ -24,6 +24,10 @@ export type AgentFieldsApi = {
   flags: Record<Flag, boolean>;
   /** The other agents, for the hand-off choice. */
   others: { value: string; label: string }[];
+  /** The crew routes by signals (strategy `signals`): what an agent does when its
+   * reply has none applies. Under scoring, a router model or a gatekeeper it does
+   * not, and those fields are not offered (unless set, so they can be cleared). */
+  bySignals: boolean;
   /** Why the id was refused when the draft was added. */
   idError?: string | null;
   setText: (key: TextKey, value: string) => string | null;
@@ -143,26 +147,30 @@ export function AgentFields({ api }: { api: AgentFieldsApi }) {
         values={agent.tools ?? []}
         onChange={(value) => setList("tools", value)}
       />
-      <ChoicesField
-        label="If no signal matches, hand off to"
-        help="Who takes over when a reply has none of this agent's signals (a dashed arrow)."
-        choices={api.others}
-        chosen={api.handoffs}
-        onToggle={api.setHandoff}
-        empty="There are no other agents yet."
-      />
+      {(api.bySignals || api.handoffs.length > 0) && (
+        <ChoicesField
+          label="If no signal matches, hand off to"
+          help="Who takes over when a reply has none of this agent's signals (a dashed arrow)."
+          choices={api.others}
+          chosen={api.handoffs}
+          onToggle={api.setHandoff}
+          empty="There are no other agents yet."
+        />
+      )}
       <CheckField
         label="Finishes the run when it is done"
         help="When its reply has no signal, the run ends with that reply."
         checked={api.flags.is_terminal}
         onChange={(on) => api.setFlag("is_terminal", on)}
       />
-      <CheckField
-        label="Waits for you when no signal matches"
-        help="When its reply has no signal, the crew pauses until you answer."
-        checked={api.flags.wait_for_signal}
-        onChange={(on) => api.setFlag("wait_for_signal", on)}
-      />
+      {(api.bySignals || api.flags.wait_for_signal) && (
+        <CheckField
+          label="Waits for you when no signal matches"
+          help="When its reply has no signal, the crew pauses until you answer."
+          checked={api.flags.wait_for_signal}
+          onChange={(on) => api.setFlag("wait_for_signal", on)}
+        />
+      )}
     </>
   );
   return (
@@ -209,7 +217,7 @@ export function AgentFields({ api }: { api: AgentFieldsApi }) {
       <ModelPicker value={text("model")} live={live} onChange={(value) => setText("model", value)} />
       {live ? (
         <details className="ins-more">
-          <summary>More: description, tags, temperature, tools, hand-offs</summary>
+          <summary>{api.bySignals ? "More: description, tags, temperature, tools, hand-offs" : "More: description, tags, temperature, tools"}</summary>
           {about}
           {tuning}
         </details>

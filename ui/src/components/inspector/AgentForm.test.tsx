@@ -35,6 +35,27 @@ describe("a new agent", () => {
     expect(state().spec).toBe(before);
   });
 
+  it("drops the empty-id refusal once the name fills the id in", () => {
+    // Issue 16: the Id field's error stayed after the id was filled.
+    render(<AgentForm agentId={null} />);
+    fireEvent.click(screen.getByRole("button", { name: "Add agent" }));
+    expect(screen.getByRole("alert").textContent).toBe("Every agent needs an id");
+    type("Name", "Grader");
+    expect((screen.getByLabelText("Id") as HTMLInputElement).value).toBe("grader");
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("offers what happens without a signal only when the crew routes by signals", () => {
+    const { unmount } = render(<AgentForm agentId="student" />);
+    expect(screen.queryByText("If no signal matches, hand off to")).not.toBeNull();
+    unmount();
+    // Under scoring the supervisor picks by words: a reply's signals do not route.
+    open({ ...examCrew(), routing: { strategy: "scoring" } });
+    render(<AgentForm agentId="student" />);
+    expect(screen.queryByText("If no signal matches, hand off to")).toBeNull();
+    expect(screen.queryByText("Waits for you when no signal matches")).toBeNull();
+  });
+
   it("refuses an id another agent has, and one with a space", () => {
     const before = state().spec;
     render(<AgentForm agentId={null} />);

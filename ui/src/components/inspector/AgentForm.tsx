@@ -54,6 +54,9 @@ export function AgentForm({ agentId, onClose, position }: AgentFormProps) {
   return <ExistingAgent spec={spec} agentId={agentId} />;
 }
 
+/** The crew routes by the signals in replies (the default strategy). */
+const bySignals = (spec: CrewSpec) => (spec.routing?.strategy ?? "signals") === "signals";
+
 function othersOf(spec: CrewSpec, id: string | null) {
   return spec.agents.flatMap(({ id: other, name }) =>
     other && other !== id ? [{ value: other, label: name && name !== other ? `${name} (${other})` : other }] : [],
@@ -85,6 +88,7 @@ function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
       wait_for_signal: Boolean(agent.wait_for_signal || behavior?.wait_for_signal),
     },
     others: othersOf(spec, agentId),
+    bySignals: bySignals(spec),
     setText: (key, value) =>
       value === (agent[key] ?? "") ? null : change(FIELD_WORDS[key], (s) => updateAgent(s, agentId, { [key]: value })),
     setList: (key, value) =>
@@ -139,10 +143,13 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
   const [maxTokens, setMaxTokens] = useState("");
   const [handoffs, setHandoffs] = useState<string[]>([]);
   const [flags, setFlags] = useState<Record<Flag, boolean>>({ is_terminal: false, wait_for_signal: false });
-  const [idError, setIdError] = useState<string | null>(null);
+  // Why adding was refused, and the id it was refused for: once the id is another
+  // (typed, or following the name), the refusal is old news and goes.
+  const [refused, setRefused] = useState<{ id: string; error: string } | null>(null);
   const name = draft.name?.trim() ?? "";
   // The id follows the name until the person types one.
   const id = typedId ?? (name === "" ? "" : uniqueAgentId(spec, newAgentId(name)));
+  const idError = refused && refused.id === id ? refused.error : null;
 
   const set = (patch: AgentSpec) => {
     setDraft((d) => ({ ...d, ...patch }));
@@ -156,12 +163,12 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
     handoffs,
     flags,
     others: othersOf(spec, null),
+    bySignals: bySignals(spec),
     idError,
     setText: (key, value) => set({ [key]: value }),
     setList: (key, value) => set({ [key]: value }),
     setId: (value) => {
       setTypedId(value);
-      setIdError(null);
       return null;
     },
     setTemperature: (text) => {
@@ -194,7 +201,7 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
       .getState()
       .edit(`Add ${name || newId || "an agent"}`, (s) => addAgent(s, agent), position ? { positions: { [nodeId]: position } } : {});
     if (!result.ok) {
-      setIdError(result.error);
+      setRefused({ id, error: result.error });
       return;
     }
     select([nodeId]);

@@ -59,6 +59,14 @@ describe("EdgePanel", () => {
     expect(screen.getByRole("status").textContent).toBe("Checking…");
   });
 
+  it("re-points the group's 'then' arrow to another agent, as one undo step", () => {
+    render(<EdgePanel edgeId="next:exam_round:teacher" />);
+    fireEvent.change(screen.getByLabelText("Leads to"), { target: { value: "student" } });
+    expect(state().spec!.routing!.parallel_groups!.exam_round.next_agent).toBe("student");
+    state().undo();
+    expect(state().spec!.routing!.parallel_groups!.exam_round.next_agent).toBe("teacher");
+  });
+
   it("explains a 'then' arrow and deleting it sends the work back to the sender", () => {
     render(<EdgePanel edgeId="next:exam_round:teacher" />);
     expect(screen.getByText("where the work goes after a group.")).toBeTruthy();

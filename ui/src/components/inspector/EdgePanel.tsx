@@ -3,16 +3,19 @@
 // delete button; the other arrows (otherwise, group members, then, finishes,
 // waits for you) explained, and deletable where that means something. While the
 // engine's verdict is behind the edits, the arrow's rule may have moved, so
-// editing waits for the check.
+// editing waits for the check. An arrow that can lead elsewhere (a route, an
+// "otherwise" arrow, a group's "then") is re-pointed with its "Leads to" field: one
+// undo step, like any edit.
 import type { CrewSpec } from "../../bindings/CrewSpec";
 import type { ViewEdge } from "../../bindings/ViewEdge";
-import { edgeToEdit, removeEdge, updateRule } from "../../editor/edges";
+import type { Arrow } from "../../graph/refs";
+import { edgeToEdit, removeEdge, repointEdge, repointKind, updateRule } from "../../editor/edges";
 import { arrowOf, graphRefs } from "../../graph/refs";
 import { rulesOf } from "../../editor/routing";
 import { problemsFor, useEditor } from "../../editor/store";
 import { behaviorColor, behaviorWords, kindWords } from "../../graph/style";
 import { apply, select } from "./apply";
-import { PanelTitle, ProblemList, TextField } from "./fields";
+import { PanelTitle, ProblemList, SelectField, TextField } from "./fields";
 
 /** What deleting each kind of arrow does, on its button. */
 const DELETE_WORDS: Record<string, string> = {
@@ -54,6 +57,7 @@ export function EdgePanel({ edgeId }: { edgeId: string }) {
       ) : (
         <p className="ins-text">{kindWords[edge.kind]}.</p>
       )}
+      <LeadsTo spec={spec} arrow={arrow} from={name(edge.source)} stale={stale} />
       {ref === null ? (
         <p className="ins-muted">The crew's routing strategy draws this arrow; change the strategy in the crew's settings.</p>
       ) : (
@@ -105,5 +109,37 @@ function SignalRoute({ spec, edge, from, stale }: SignalRouteProps) {
         </div>
       )}
     </>
+  );
+}
+
+type LeadsToProps = { spec: CrewSpec; arrow: Arrow; from: string; stale: boolean };
+
+/** Where the arrow leads, to choose another agent (or group) instead. */
+function LeadsTo({ spec, arrow, from, stale }: LeadsToProps) {
+  const kind = repointKind(arrow);
+  if (kind === null) return null;
+  const current = (kind === "group" ? arrow.target.group : arrow.target.agent) ?? "";
+  const options =
+    kind === "group"
+      ? Object.keys(spec.routing?.parallel_groups ?? {}).map((g) => ({ value: g, label: `The group ${g}` }))
+      : spec.agents.flatMap((a) =>
+          a.id && !(arrow.view.kind === "fallback" && a.id === arrow.source.agent) ? [{ value: a.id, label: a.name || a.id }] : [],
+        );
+  if (!options.some((o) => o.value === current)) options.unshift({ value: current, label: current });
+  return (
+    <SelectField
+      label="Leads to"
+      help={kind === "group" ? "Choose another group for this arrow to start." : "Choose another agent for this arrow to lead to."}
+      value={current}
+      options={options}
+      disabled={stale}
+      onChange={(to) => {
+        if (to === current) return null;
+        const words = options.find((o) => o.value === to)?.label ?? to;
+        const refusal = apply(`Re-point the arrow from ${from} to ${words}`, (s) => repointEdge(s, arrow, to));
+        if (refusal === null) select([]);
+        return refusal;
+      }}
+    />
   );
 }

@@ -49,6 +49,7 @@ export function EditorInspector() {
 
 function One({ id }: { id: string }) {
   const spec = useEditor((s) => s.spec);
+  const path = useEditor((s) => s.path);
   const document = useEditor((s) => s.document);
   const warnings = useModelWarnings();
   // Matched against the crew (the engine's graph may be behind an edit), else the
@@ -57,6 +58,24 @@ function One({ id }: { id: string }) {
   const node = document?.graph.nodes.find((n) => n.id === id);
   const agentId = inCrew.agents[0] ?? (node ? nodeRef(node).agent : null);
   const groupId = inCrew.groups[0] ?? (node ? nodeRef(node).group : null);
+  const runtime = inCrew.agents.length === 0 ? document?.agents.find((a) => a.id === agentId && a.runtime) : undefined;
+  if (runtime) {
+    return (
+      <section className="ins-panel" aria-label={`Agent ${runtime.name || runtime.id}`}>
+        <PanelTitle kind="Agent · added while running" title={runtime.name || runtime.id} />
+        {runtime.role && <p className="ins-text">{runtime.role}</p>}
+        {runtime.description && <p className="ins-text">{runtime.description}</p>}
+        <p className="ins-muted">
+          This agent was added while the app runs (with <code>crewgraph agents add</code> or the API), so it is not in the crew's file and
+          is not changed here. Every run of this crew on this computer includes it. To take it out:{" "}
+          <code>
+            crewgraph agents remove {runtime.id} --crew {path ?? "CREW"}
+          </code>
+          .
+        </p>
+      </section>
+    );
+  }
   if (agentId !== null) {
     // Keyed by the agent's place, so a rename keeps the form (and its focus).
     const place = spec?.agents.findIndex((a) => a.id === agentId) ?? -1;
