@@ -2,7 +2,9 @@
 // typed, checked by the engine as it is typed) and, between two agents, whether the
 // work goes to one (route) or to several at once (broadcast). An edge into the End
 // node finishes the run, into the Wait node waits for the person, into a group runs
-// its members side by side; those say so instead of asking.
+// its members side by side; those say so instead of asking. A chip of the crew's
+// signals chooses it (with the mouse, Enter or Space): the field takes it and keeps
+// the focus, so the next Enter connects.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { backend } from "../../backend";
 import type { CrewSpec } from "../../bindings/CrewSpec";
@@ -132,10 +134,14 @@ export function ConnectDialog({ pending, onClose }: { pending: PendingConnection
               <button
                 type="button"
                 key={row.name}
-                className={`signal-chip${row.name === signal ? " chosen" : ""}`}
+                className={`signal-chip${row.name === signal.trim() ? " chosen" : ""}`}
                 style={{ borderColor: behaviorColor[row.behavior as keyof typeof behaviorColor] ?? undefined }}
-                onClick={() => setSignal(row.name)}
-                title={row.description ?? undefined}
+                aria-pressed={row.name === signal.trim()}
+                onClick={() => {
+                  setSignal(row.name);
+                  input.current?.focus();
+                }}
+                title={row.description ? `${row.description} — choose it` : "Choose it"}
               >
                 {row.name}
               </button>

@@ -9,6 +9,7 @@ import type { RecentCrew } from "../../bindings/RecentCrew";
 import { emptyCrew } from "../../editor/newCrew";
 import { editorStore } from "../../editor/store";
 import { runStore } from "../../run/store";
+import { askUnsaved } from "./unsaved";
 
 /** How often an open crew's files are compared with what was opened. */
 const DISK_POLL_MS = 3000;
@@ -55,10 +56,20 @@ export function useFiles(): Files {
   }, []);
   useEffect(refreshRecent, [refreshRecent]);
 
-  /** True when there are no unsaved edits, or the person agrees to drop them. */
+  // Save, for the unsaved-changes question (defined below).
+  const saving = useRef<() => Promise<boolean>>(async () => false);
+
+  /** True when there are no unsaved edits, or the person saved them or agrees to
+   * drop them (the window's question: Save, Discard or Cancel). */
   const mayDrop = useCallback(async (doing: string) => {
     if (!editorStore.getState().dirty) return true;
-    return backend.confirm(`This crew has changes that are not saved. ${doing} anyway and lose them?`, "Unsaved changes", "Lose changes", "Keep editing");
+    const asked = askUnsaved(doing);
+    if (!asked) {
+      return backend.confirm(`This crew has changes that are not saved. ${doing} anyway and lose them?`, "Unsaved changes", "Lose changes", "Keep editing");
+    }
+    const answer = await asked;
+    if (answer === "save") return saving.current();
+    return answer === "discard";
   }, []);
 
   const show = useCallback((crew: EditableCrew) => {
@@ -189,6 +200,7 @@ export function useFiles(): Files {
     const { path } = editorStore.getState();
     return path ? write(path, false) : saveAs();
   }, [write, saveAs]);
+  saving.current = save;
 
   const exportYaml = useCallback(async () => {
     const { spec } = editorStore.getState();
