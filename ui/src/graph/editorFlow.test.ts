@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fillPositions, groupDrop, groupFrames, groupPadding, placeDropTargets, toEditorFlow, withDropTargets } from "./editorFlow";
 import { examGraph } from "./fixtures";
-import { groupHeader, type Layout } from "./layout";
+import { groupHeader, type Layout, nodeSize } from "./layout";
 
 // The exam graph: teacher; group:round holding student and reporter; end.
 const positions = {
@@ -28,7 +28,7 @@ describe("toEditorFlow", () => {
       x: 400 - groupPadding,
       y: 60 - groupPadding - groupHeader,
       width: 232 + 2 * groupPadding,
-      height: 200 + 88 - 60 + 2 * groupPadding + groupHeader,
+      height: 200 + nodeSize.agent.height - 60 + 2 * groupPadding + groupHeader,
     });
   });
 });

@@ -7,6 +7,7 @@ import ELK from "elkjs/lib/elk.bundled.js";
 import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
 import type { GraphView } from "../bindings/GraphView";
 import type { NodeKind } from "../bindings/NodeKind";
+import type { ViewEdge } from "../bindings/ViewEdge";
 import type { ViewNode } from "../bindings/ViewNode";
 import { edgeLabel } from "./style";
 
@@ -32,7 +33,7 @@ export type Layout = {
 
 /** Fixed sizes of each kind of node; the node components draw at these sizes. */
 export const nodeSize: Record<Exclude<NodeKind, "group">, { width: number; height: number }> = {
-  agent: { width: 232, height: 88 },
+  agent: { width: 232, height: 96 },
   end: { width: 104, height: 48 },
   wait: { width: 104, height: 48 },
   router: { width: 150, height: 56 },
@@ -41,14 +42,20 @@ export const nodeSize: Record<Exclude<NodeKind, "group">, { width: number; heigh
 /** Height of a group frame's title bar (the members sit below it). */
 export const groupHeader = 44;
 
+/** Space between a group's frame and its members (below its title bar). The canvas
+ * draws a frame around wherever its members are (editorFlow.ts: `groupFrames`), so
+ * the layout pads frames the same way, and the frame it lays out is the one drawn:
+ * the routes it makes into and out of a frame meet the frame's handles. */
+export const groupPadding = 24;
+
 const elk = new ELK();
 
 const rootOptions = {
   "elk.algorithm": "layered",
   "elk.hierarchyHandling": "INCLUDE_CHILDREN",
   "elk.edgeRouting": "ORTHOGONAL",
-  "elk.layered.spacing.nodeNodeBetweenLayers": "64",
-  "elk.layered.spacing.edgeNodeBetweenLayers": "24",
+  "elk.layered.spacing.nodeNodeBetweenLayers": "48",
+  "elk.layered.spacing.edgeNodeBetweenLayers": "16",
   "elk.spacing.nodeNode": "48",
   "elk.spacing.edgeEdge": "16",
   "elk.spacing.edgeNode": "24",
@@ -129,8 +136,8 @@ export function fitScale(layout: Pick<Layout, "width" | "height">, aspect: numbe
  * (a tenth) larger. If ELK fails on one direction (it refuses some edges into a
  * group's member when going downwards), the other is used. Positions are relative
  * to each node's parent frame. */
-export async function layoutGraph(view: GraphView, aspect = 1.4): Promise<Layout> {
-  const attempt = (direction: Direction) => layoutIn(view, direction).catch((error: unknown) => error as Error);
+export async function layoutGraph(view: GraphView, aspect = 1.4, label: EdgeWords = edgeLabel): Promise<Layout> {
+  const attempt = (direction: Direction) => layoutIn(view, direction, label).catch((error: unknown) => error as Error);
   const across = await attempt("RIGHT");
   const down = await attempt("DOWN");
   if (across instanceof Error) {
@@ -146,8 +153,11 @@ export function chooseLayout<L extends Pick<Layout, "width" | "height">>(across:
   return fitScale(down, aspect) > fitScale(across, aspect) * 1.1 ? down : across;
 }
 
+/** The words on an edge's pill (ELK leaves room for them). */
+export type EdgeWords = (edge: ViewEdge) => string;
+
 /** Lays the graph out in one direction. */
-export async function layoutIn(view: GraphView, direction: Direction): Promise<Layout> {
+export async function layoutIn(view: GraphView, direction: Direction, label: EdgeWords = edgeLabel): Promise<Layout> {
   const byParent = new Map<string | null, ViewNode[]>();
   for (const node of flowOrder(view)) {
     const parent = node.parent && view.nodes.some((n) => n.id === node.parent) ? node.parent : null;
@@ -158,22 +168,23 @@ export async function layoutIn(view: GraphView, direction: Direction): Promise<L
     return {
       id: node.id,
       children: (byParent.get(node.id) ?? []).map(build),
-      // A group's ports sit on its sides wherever ELK sizes it.
+      // A group's ports sit on its sides wherever ELK sizes it (ELK puts them where
+      // it likes along the side; `snapToMiddle` moves the routes' ends to the middle,
+      // where the frame's handles are).
       ports: [
         { id: `${node.id}__in`, width: 0, height: 0, layoutOptions: { "elk.port.side": sides[direction].in } },
         { id: `${node.id}__out`, width: 0, height: 0, layoutOptions: { "elk.port.side": sides[direction].out } },
       ],
       layoutOptions: {
-        "elk.padding": `[top=${groupHeader + 12},left=20,bottom=20,right=20]`,
+        "elk.padding": `[top=${groupHeader + groupPadding},left=${groupPadding},bottom=${groupPadding},right=${groupPadding}]`,
         "elk.portConstraints": "FIXED_SIDE",
-        "elk.portAlignment.default": "CENTER",
         "elk.nodeSize.constraints": "MINIMUM_SIZE",
         "elk.nodeSize.minimum": "(240,120)",
       },
     };
   };
   const edges: ElkExtendedEdge[] = view.edges.map((edge) => {
-    const text = edgeLabel(edge);
+    const text = label(edge);
     return {
       id: edge.id,
       sources: [`${edge.source}__out`],
@@ -199,12 +210,20 @@ export async function layoutIn(view: GraphView, direction: Direction): Promise<L
   walk(laid);
 
   const routes = new Map<string, Route>();
+  const kinds = new Map(view.nodes.map((n) => [n.id, n.kind]));
+  const frame = (id: string) => absoluteBox(view, { direction, nodes, edges: routes, width: 0, height: 0 }, id);
   for (const edge of laid.edges ?? []) {
     const section = edge.sections?.[0];
     if (!section) continue;
     const label = edge.labels?.[0];
+    const original = view.edges.find((e) => e.id === edge.id);
+    let points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
+    const from = original && kinds.get(original.source) === "group" ? frame(original.source) : undefined;
+    const to = original && kinds.get(original.target) === "group" ? frame(original.target) : undefined;
+    if (from) points = snapToMiddle(points, from, direction, "start");
+    if (to) points = snapToMiddle(points, to, direction, "end");
     routes.set(edge.id, {
-      points: [section.startPoint, ...(section.bendPoints ?? []), section.endPoint],
+      points,
       label:
         label && label.x !== undefined && label.y !== undefined
           ? { x: label.x + (label.width ?? 0) / 2, y: label.y + (label.height ?? 0) / 2 }
@@ -212,6 +231,38 @@ export async function layoutIn(view: GraphView, direction: Direction): Promise<L
     });
   }
   return { direction, nodes, edges: routes, width: laid.width ?? 0, height: laid.height ?? 0 };
+}
+
+/** A route whose `end` is on a side of `box` moved to the middle of that side (the
+ * out side at the start, the in side at the end), its first or last segment shifted
+ * with it so the route stays orthogonal. */
+export function snapToMiddle(points: Point[], box: Box, direction: Direction, end: "start" | "end"): Point[] {
+  const route = end === "start" ? [...points] : [...points].reverse();
+  const across = direction === "RIGHT"; // the end's segment runs along x
+  const side = end === "start" ? "out" : "in";
+  const middle =
+    direction === "RIGHT"
+      ? { x: side === "out" ? box.x + box.width : box.x, y: box.y + box.height / 2 }
+      : { x: box.x + box.width / 2, y: side === "out" ? box.y + box.height : box.y };
+  const [first, second] = route;
+  if (!first || !second) return points;
+  if (route.length === 2) {
+    // A straight route: bend halfway to keep it orthogonal.
+    const bend = across
+      ? [
+          { x: (middle.x + second.x) / 2, y: middle.y },
+          { x: (middle.x + second.x) / 2, y: second.y },
+        ]
+      : [
+          { x: middle.x, y: (middle.y + second.y) / 2 },
+          { x: second.x, y: (middle.y + second.y) / 2 },
+        ];
+    route.splice(0, 1, middle, ...bend);
+  } else {
+    route[0] = middle;
+    route[1] = across ? { x: second.x, y: middle.y } : { x: middle.x, y: second.y };
+  }
+  return end === "start" ? route : route.reverse();
 }
 
 /** A node's box in canvas coordinates (adding its parent frames' offsets). */
