@@ -35,6 +35,18 @@ export function Legend() {
             </span>
           </li>
           <li>
+            <span className="legend-card-line">No signal → …</span>
+            <span>
+              on a card: where a reply <b>without a signal</b> goes when no otherwise arrow says (chosen automatically)
+            </span>
+          </li>
+          <li>
+            <span className="legend-swatch runtime" />
+            <span>
+              <b>dashed card</b>: an agent added while the app runs, not in the crew's file
+            </span>
+          </li>
+          <li>
             <span className="legend-swatch error" /> <span>a problem to fix</span>
           </li>
           <li>

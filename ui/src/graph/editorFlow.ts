@@ -6,22 +6,34 @@
 import type { GraphView } from "../bindings/GraphView";
 import type { ViewNode } from "../bindings/ViewNode";
 import type { Positions } from "../editor/history";
-import { type Box, type Direction, groupHeader, type Layout, type Route, absoluteBox, nodeSize } from "./layout";
+import { type Box, type Direction, groupHeader, groupPadding, type Layout, type Point, type Route, absoluteBox, nodeSize } from "./layout";
 import type { Badge } from "./problems";
 import { arrowOf, graphRefs, nodeRef } from "./refs";
-import { type CrewEdge, type CrewNode, toFlowEdge, toFlowNodeData } from "./toFlow";
+import { pathCrosses } from "./route";
+import { arrowWords, type CardInfo, type CrewEdge, type CrewNode, nodeWords, toFlowEdge, toFlowNodeData } from "./toFlow";
 
-/** Space between a group's frame and its members. */
-export const groupPadding = 24;
+export { groupPadding };
+
 /** A group without members still gets a frame this big. */
 const emptyGroup = { width: 260, height: 120 };
+
+/** What the canvas draws besides the graph and its places. */
+export type FlowOptions = {
+  /** Which way the work flows: where handles sit. */
+  direction?: Direction;
+  /** Each arrow's route and pill place (arrows.ts), by edge id. */
+  arrows?: Map<string, Route>;
+  /** Each arrow's pill words, by edge id (default: `edgeLabel`). */
+  labels?: Map<string, string>;
+  /** What an agent's card says besides the graph's node, by node id. */
+  cards?: Map<string, CardInfo>;
+};
 
 export function toEditorFlow(
   view: GraphView,
   positions: Positions,
   badges: Map<string, Badge>,
-  direction: Direction = "RIGHT",
-  routes: Map<string, Route> = new Map(),
+  { direction = "RIGHT", arrows = new Map(), labels, cards }: FlowOptions = {},
 ): { nodes: CrewNode[]; edges: CrewEdge[] } {
   const frames = groupFrames(view, positions);
   const refs = graphRefs(view);
@@ -35,16 +47,23 @@ export function toEditorFlow(
       position: { x: box.x, y: box.y },
       width: box.width,
       height: box.height,
-      data: toFlowNodeData(nodeRef(node), node, direction, badges.get(node.id)),
+      data: toFlowNodeData(nodeRef(node), node, direction, badges.get(node.id), cards?.get(node.id)),
       className: `crew-node crew-node-${node.kind}`,
+      ariaLabel: nodeWords(node, cards?.get(node.id)),
       ...(node.kind === "group" ? { zIndex: -1, draggable: false } : {}),
     });
   }
   // Frames first: React Flow draws in order, and frames belong underneath.
   nodes.sort((a, b) => Number(b.type === "group") - Number(a.type === "group"));
-  // An edge follows the automatic layout's route while its two ends are where the
-  // layout put them (the edge component checks), a curve otherwise.
-  return { nodes, edges: view.edges.map((edge) => toFlowEdge(arrowOf(edge, refs), badges, routes.get(edge.id))) };
+  // An edge follows its drawn route while its two ends are where the route starts
+  // and ends (the edge component checks: not while a card is dragged), a curve otherwise.
+  const names = new Map(view.nodes.map((n) => [n.id, n.label]));
+  const edges = view.edges.map((edge) => {
+    const label = labels?.get(edge.id);
+    const flow = toFlowEdge(arrowOf(edge, refs), badges, arrows.get(edge.id), label);
+    return { ...flow, ariaLabel: arrowWords(edge, names, label) };
+  });
+  return { nodes, edges };
 }
 
 /** A node's box on the canvas (not for groups: see `groupFrames`). */
@@ -98,6 +117,56 @@ export function groupDrop(view: GraphView, positions: Positions, id: string): { 
     if (!member && inside(frame)) join.push(groupId);
   }
   return { agent, join, leave };
+}
+
+/** A place for node `id`, which has none yet (an agent added while the app runs,
+ * one pasted from elsewhere), in free space: after the placed node it comes from
+ * (in the way work flows), else before the one it leads to, else to the right of
+ * everything — clear of the cards and of the arrows (`arrows`: the drawn routes). */
+export function placeNew(view: GraphView, positions: Positions, id: string, direction: Direction, arrows: readonly Point[][] = []): Point {
+  const placed = (nodeId: string) => {
+    const node = view.nodes.find((n) => n.id === nodeId);
+    return node && node.kind !== "group" && positions[nodeId] ? nodeBox(node, positions) : null;
+  };
+  const size = nodeBox(view.nodes.find((n) => n.id === id) ?? { id, kind: "agent" }, {});
+  const gap = 80;
+  let want: Point | null = null;
+  for (const edge of view.edges) {
+    const from = edge.target === id && edge.source !== id ? placed(edge.source) : null;
+    if (from) {
+      want = direction === "DOWN" ? { x: from.x, y: from.y + from.height + gap } : { x: from.x + from.width + gap, y: from.y };
+      break;
+    }
+  }
+  if (!want) {
+    for (const edge of view.edges) {
+      const to = edge.source === id && edge.target !== id ? placed(edge.target) : null;
+      if (to) {
+        want = direction === "DOWN" ? { x: to.x, y: to.y - size.height - gap } : { x: to.x - size.width - gap, y: to.y };
+        break;
+      }
+    }
+  }
+  if (!want) {
+    const boxes = view.nodes.flatMap((n) => (n.id !== id ? (placed(n.id) ?? []) : []));
+    want = boxes.length ? { x: Math.max(...boxes.map((b) => b.x + b.width)) + gap, y: Math.min(...boxes.map((b) => b.y)) } : { x: 0, y: 0 };
+  }
+  return freeSpot(view, positions, id, want, arrows);
+}
+
+/** Which way the work flows in a crew placed by hand (a crew reopened): down when
+ * most arrows between placed agents go more down than across, else right. */
+export function inferDirection(view: GraphView, positions: Positions): Direction {
+  let down = 0;
+  let across = 0;
+  for (const edge of view.edges) {
+    const a = positions[edge.source];
+    const b = positions[edge.target];
+    if (!a || !b || edge.source === edge.target) continue;
+    if (Math.abs(b.y - a.y) > Math.abs(b.x - a.x)) down += 1;
+    else across += 1;
+  }
+  return down > across ? "DOWN" : "RIGHT";
 }
 
 /** Positions for the nodes that have none, from an automatic layout. */
@@ -158,14 +227,22 @@ export function placeDropTargets(view: GraphView, positions: Positions, floating
   return next;
 }
 
-/** The first place at or below `want` where node `id` overlaps no other node. */
-export function freeSpot(view: GraphView, positions: Positions, id: string, want: { x: number; y: number }): { x: number; y: number } {
+/** The first place at or below `want` where node `id` overlaps no other node and
+ * no arrow (`arrows`: the drawn routes) runs through it. */
+export function freeSpot(
+  view: GraphView,
+  positions: Positions,
+  id: string,
+  want: { x: number; y: number },
+  arrows: readonly Point[][] = [],
+): { x: number; y: number } {
   const node = view.nodes.find((n) => n.id === id) ?? { id, kind: "agent" as const };
   const size = nodeBox(node, {});
   const others = view.nodes.filter((n) => n.id !== id && n.kind !== "group" && positions[n.id]).map((n) => nodeBox(n, positions));
   // (Nodes without a place yet do not block.)
   const overlaps = (x: number, y: number) =>
-    others.some((b) => x < b.x + b.width + 16 && x + size.width + 16 > b.x && y < b.y + b.height + 16 && y + size.height + 16 > b.y);
+    others.some((b) => x < b.x + b.width + 16 && x + size.width + 16 > b.x && y < b.y + b.height + 16 && y + size.height + 16 > b.y) ||
+    arrows.some((points) => pathCrosses(points, [{ x: x - 24, y: y - 24, width: size.width + 48, height: size.height + 48 }]));
   // Along the row to the right (the way work flows), then the next row down: near
   // where it was wanted, with room between cards for arrows and a group's title.
   for (let row = 0; row < 40; row++) {

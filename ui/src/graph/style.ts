@@ -59,13 +59,34 @@ export const maxPillWords = 28;
 
 /** Words first, brackets second: "asks a question · [QUESTION]" (UX.md). A long
  * description would make the pill (and the whole drawing) wide, so the pill then
- * shows the signal alone. */
-export function edgeLabel(edge: Pick<ViewEdge, "kind" | "label" | "signal" | "description">): string {
+ * shows the signal alone. A line signal shows the line its agent writes
+ * ("ready for review · READY_FOR_REVIEW: <id>", from `written`: lineSignals.ts),
+ * not its name (`review-ready`), which stays in the tooltip and the inspector. */
+export function edgeLabel(
+  edge: Pick<ViewEdge, "kind" | "label" | "signal" | "description">,
+  written?: ReadonlyMap<string, string>,
+): string {
   if (edge.kind === "signal" && edge.signal) {
+    const signal = written?.get(edge.signal) ?? edge.signal;
     const words = edge.description?.trim();
-    return words && [...words].length <= maxPillWords ? `${words} · ${edge.signal}` : edge.signal;
+    // Words that only repeat the signal ("ready for review" · READY_FOR_REVIEW) are said once.
+    if (!words || [...words].length > maxPillWords || sameWords(words, signal)) return signal;
+    return `${words} · ${signal}`;
   }
   return edge.label;
+}
+
+/** The words of a description and of a signal are the same words ("ready for
+ * review" and `READY_FOR_REVIEW: <id>`), whatever their case and punctuation. */
+function sameWords(description: string, signal: string): boolean {
+  const words = (text: string) =>
+    text
+      .replace(/<[^>]*>/g, " ")
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .join(" ");
+  return words(description) !== "" && words(description) === words(signal);
 }
 
 const avatarHues = [210, 160, 280, 20, 340, 45, 190, 250];

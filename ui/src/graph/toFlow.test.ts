@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { toEditorFlow } from "./editorFlow";
 import { examGraph } from "./fixtures";
 import { badgesByTarget } from "./problems";
-import { behaviorColor } from "./style";
+import { arrowWords, cardInfo } from "./toFlow";
+import { behaviorColor, edgeLabel } from "./style";
 
 // The edges and badges as React Flow gets them (toFlowEdge, through the editor's mapping).
 describe("toFlowEdge", () => {
@@ -43,5 +44,54 @@ describe("toFlowEdge", () => {
     expect(flow.nodes.find((n) => n.id === "agent:student")!.data.badge).toBeUndefined();
     const edge = flow.edges.find((e) => e.id === "rule:teacher:0:group:round")!;
     expect(edge.className).toContain("has-error");
+  });
+});
+
+describe("what the canvas says in words", () => {
+  it("shows a line signal as its agent writes it, its words once when they only repeat it", () => {
+    const written = new Map([
+      ["review-ready", "READY_FOR_REVIEW: <id>"],
+      ["needs-clarification", "SEEKING_CLARIFICATION"],
+    ]);
+    const signal = (name: string, description: string) => ({ kind: "signal" as const, label: name, signal: name, description });
+    expect(edgeLabel(signal("review-ready", "ready for review"), written)).toBe("READY_FOR_REVIEW: <id>");
+    expect(edgeLabel(signal("needs-clarification", "needs an answer from you"), written)).toBe("needs an answer from you · SEEKING_CLARIFICATION");
+    // Without the crew's lines, the name (as before).
+    expect(edgeLabel(signal("review-ready", "ready for review"))).toBe("ready for review · review-ready");
+  });
+
+  it("announces arrows by the names of their ends and the signal in words", () => {
+    const names = new Map(examGraph.nodes.map((n) => [n.id, n.label]));
+    const [question, , then, otherwise] = examGraph.edges;
+    expect(arrowWords(question, names, edgeLabel(question))).toBe("Teacher to round: asks a question, when the reply says [QUESTION]");
+    expect(arrowWords(then, names)).toBe("round to Teacher: where the work goes after a group");
+    expect(arrowWords(otherwise, names)).toBe("Teacher to Student: otherwise, when no signal matches");
+  });
+
+  it("says the automatic fallback on a card, but not on a member only its group reaches", () => {
+    const agent = (id: string, name: string, automatic_fallback: string | null) => ({
+      id,
+      name,
+      role: "",
+      description: "",
+      objective: "",
+      tags: [],
+      system_prompt: "",
+      model: null,
+      temperature: null,
+      tools: [],
+      handoff_targets: [],
+      is_terminal: false,
+      wait_for_signal: false,
+      automatic_fallback,
+      runtime: false,
+    });
+    const view = { ...examGraph, edges: examGraph.edges.filter((e) => e.kind !== "fallback") };
+    const cards = cardInfo({ agents: [agent("teacher", "Teacher", "student"), agent("student", "Student", "teacher"), agent("reporter", "Reporter", "teacher")] }, view);
+    expect(cards.get("agent:teacher")).toEqual({ fallback: "Student", runtime: false });
+    expect(cards.has("agent:student")).toBe(false);
+    // A member some arrow leads to directly can get a reply without a signal.
+    const reached = cardInfo({ agents: [agent("teacher", "Teacher", null), agent("student", "Student", "teacher")] }, examGraph);
+    expect(reached.get("agent:student")?.fallback).toBe("Teacher");
   });
 });

@@ -1,7 +1,10 @@
 // Every edge of the crew graph: the line in its behaviour's colour (dashed for
-// fallbacks), an arrow, and a pill with the signal ("asks a question · [QUESTION]")
-// or a word ("otherwise"). While both ends sit where the layout put them, the line
-// follows ELK's route; once a node is dragged it becomes a curve.
+// fallbacks), an arrow, and a pill with the signal ("asks a question · [QUESTION]",
+// a line signal as its agent writes it) or a word ("otherwise"). The line follows
+// its drawn route (graph/arrows.ts: the layout's own, or one around the cards) and
+// the pill sits where that put it; while a card at either end is being dragged the
+// line is a curve until it is dropped. A right-click on the line or the pill opens
+// the arrow's menu.
 import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
 import { useContext } from "react";
 import { midpoint, near, roundedPath } from "../../graph/path";
@@ -9,11 +12,13 @@ import type { CrewEdge } from "../../graph/toFlow";
 import { ProblemBadge } from "../ProblemBadge";
 import { unknownNode } from "../../graph/refs";
 import { useEdgeRunInfo } from "../run/useRunGraph";
+import { MenuContext } from "../editor/menuTarget";
 import { SelectionContext } from "../selection";
 
 export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   const { id, data, markerEnd, selected, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props;
   const select = useContext(SelectionContext);
+  const openMenu = useContext(MenuContext);
   const run = useEdgeRunInfo(data?.source ?? unknownNode, data?.target ?? unknownNode);
   if (!data) return null;
   const route = data.route;
@@ -56,6 +61,11 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
           data-edge={id}
           title={data.view.signal ? `Signal ${data.view.signal}` : data.label}
           onClick={() => select(id)}
+          onContextMenu={(event) => {
+            event.preventDefault();
+            select(id);
+            openMenu({ kind: "edge", id }, { x: event.clientX, y: event.clientY });
+          }}
         >
           <span className="edge-pill-text">{data.label}</span>
           {badge && <ProblemBadge badge={badge} small />}

@@ -15,7 +15,8 @@ export const shortcuts: [string, string][] = [
   ["L", "Tidy up (automatic layout)"],
   ["Ctrl+S / Ctrl+Shift+S", "Save / Save as"],
   ["?", "Show this list"],
-  ["Escape", "Close a dialog, clear the selection"],
+  ["Right-click, Shift+F10 or the menu key", "What can be done with the card, arrow or canvas (Tab moves between cards and arrows)"],
+  ["Escape", "Close a dialog or menu, clear the selection"],
 ];
 
 export function HelpOverlay({ onClose }: { onClose: () => void }) {

@@ -1,4 +1,6 @@
-// An agent as a card: avatar, name, role underneath, model as a small tag (UX.md).
+// An agent as a card: avatar, name, role underneath, model as a small tag (UX.md);
+// where a reply without a signal goes when no arrow says so ("No signal → Student
+// (automatic)"), and a mark on an agent added while the app runs.
 import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
@@ -8,37 +10,52 @@ import { ProblemBadge } from "../ProblemBadge";
 import { useNodeRunClass } from "../run/useRunGraph";
 
 export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
-  const { view, badge } = data;
+  const { view, badge, card } = data;
   const run = useNodeRunClass(refOfNode(data));
   return (
     <div
-      className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${run ? ` ${run}` : ""}`}
+      className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${card?.runtime ? " runtime" : ""}${run ? ` ${run}` : ""}`}
       data-agent={view.agent ?? undefined}
       title={view.description ?? undefined}
     >
       <InHandle direction={data.direction} />
-      <div className="avatar" style={{ background: avatarColor(view.agent ?? view.id) }} aria-hidden>
-        {avatarLetter(view.label)}
-      </div>
-      <div className="agent-text">
-        <div className="agent-name">{view.label}</div>
-        {view.role && <div className="agent-role">{view.role}</div>}
-        <div className="agent-tags">
-          <span className="model-tag" title="The model this agent uses">
-            {view.model ?? "default"}
-          </span>
-          {view.entry && (
-            <span className="start-tag" title="Runs start with this agent">
-              starts here
+      <div className="agent-main">
+        <div className="avatar" style={{ background: avatarColor(view.agent ?? view.id) }} aria-hidden>
+          {avatarLetter(view.label)}
+        </div>
+        <div className="agent-text">
+          <div className="agent-name">{view.label}</div>
+          {view.role && <div className="agent-role">{view.role}</div>}
+          <div className="agent-tags">
+            {card?.runtime && (
+              <span className="runtime-tag" title="Added while the app runs (crewgraph agents add, or the API): it is not in the crew's file">
+                added while running
+              </span>
+            )}
+            <span className="model-tag" title="The model this agent uses">
+              {view.model ?? "default"}
             </span>
-          )}
-          {view.terminal && (
-            <span className="end-tag" title="When this agent is done, the run is finished">
-              <FlagIcon size={11} /> finishes
-            </span>
-          )}
+            {view.entry && (
+              <span className="start-tag" title="Runs start with this agent">
+                starts here
+              </span>
+            )}
+            {view.terminal && (
+              <span className="end-tag" title="When this agent is done, the run is finished">
+                <FlagIcon size={11} /> finishes
+              </span>
+            )}
+          </div>
         </div>
       </div>
+      {card?.fallback && (
+        <div
+          className="agent-fallback"
+          title={`When ${view.label}'s reply has no signal, the work goes to ${card.fallback}: the next agent of the crew, chosen automatically. Draw an "otherwise" arrow to choose another.`}
+        >
+          No signal → {card.fallback} (automatic)
+        </div>
+      )}
       {badge && <ProblemBadge badge={badge} />}
       <OutHandle direction={data.direction} />
     </div>

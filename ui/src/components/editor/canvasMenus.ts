@@ -1,0 +1,80 @@
+// What each right-click menu of the canvas offers (UX.md: "right-click menus"), in
+// the words of the toolbar and the shortcuts list: the canvas (add an agent there,
+// paste, tidy up, fit), an agent's card (edit, try it, connect it, duplicate,
+// delete), a group frame, End and Wait, and an arrow (edit, re-point, delete). The
+// editor supplies what each item does.
+import type { CrewSpec } from "../../bindings/CrewSpec";
+import type { GraphView } from "../../bindings/GraphView";
+import { edgeToEdit, repointKind } from "../../editor/edges";
+import { arrowOf, graphRefs, inSelection } from "../../graph/refs";
+import type { MenuItem } from "./ContextMenu";
+import type { MenuTarget } from "./menuTarget";
+
+/** What the menus' items do (the editor's own actions). */
+export type MenuActions = {
+  addHere: () => void;
+  paste: () => void;
+  canPaste: boolean;
+  tidy: () => void;
+  fit: () => void;
+  /** Selects a node or arrow and puts the inspector's first field in focus. */
+  edit: (id: string) => void;
+  tryAgent: (agent: string) => void;
+  connectFrom: (agent: string) => void;
+  duplicate: (agent: string) => void;
+  remove: (id: string) => void;
+  repoint: (edgeId: string) => void;
+};
+
+/** The menu of `target`: its words for screen readers and its items. */
+export function menuFor(target: MenuTarget, spec: CrewSpec, graph: GraphView, act: MenuActions): { label: string; items: MenuItem[] } {
+  const canvas: MenuItem[] = [
+    { label: "Add agent here", keys: "A", onSelect: act.addHere },
+    { label: "Paste", keys: "Ctrl+V", disabled: !act.canPaste, hint: act.canPaste ? undefined : "Copy an agent first (Ctrl+C)", onSelect: act.paste },
+    { label: "Tidy up", keys: "L", hint: "Lay the graph out automatically", onSelect: act.tidy },
+    { label: "Fit", keys: "F", hint: "Fit the whole crew on screen", onSelect: act.fit },
+  ];
+  if (target.kind === "canvas") return { label: "Canvas", items: canvas };
+
+  if (target.kind === "edge") {
+    const edge = graph.edges.find((e) => e.id === target.id);
+    if (!edge) return { label: "Arrow", items: [] };
+    const arrow = arrowOf(edge, graphRefs(graph));
+    const name = (id: string) => graph.nodes.find((n) => n.id === id)?.label ?? id;
+    const where = repointKind(arrow);
+    const items: MenuItem[] = [{ label: "Edit", hint: "Show this arrow in the panel on the right", onSelect: () => act.edit(edge.id) }];
+    if (where) items.push({ label: where === "group" ? "Re-point to another group…" : "Re-point to another agent…", onSelect: () => act.repoint(edge.id) });
+    if (edgeToEdit(arrow)) items.push({ label: "Delete", keys: "Del", danger: true, onSelect: () => act.remove(edge.id) });
+    return { label: `Arrow from ${name(edge.source)} to ${name(edge.target)}`, items };
+  }
+
+  const node = graph.nodes.find((n) => n.id === target.id);
+  if (!node) return { label: "Canvas", items: canvas };
+  const { agents, groups } = inSelection(spec, [node.id]);
+  if (node.kind === "agent" && node.agent) {
+    const agent = node.agent;
+    const own = agents.length > 0;
+    const items: MenuItem[] = [
+      { label: "Edit", hint: "Open this agent's form in the panel on the right", onSelect: () => act.edit(node.id) },
+      { label: "Try this agent", hint: "A short chat with this agent alone, before running the whole crew", onSelect: () => act.tryAgent(agent) },
+    ];
+    if (own) {
+      items.push(
+        { label: "Connect to…", hint: "Choose where this agent's work can go, and on which signal", onSelect: () => act.connectFrom(agent) },
+        { label: "Duplicate", onSelect: () => act.duplicate(agent) },
+        { label: "Delete", keys: "Del", danger: true, onSelect: () => act.remove(node.id) },
+      );
+    }
+    return { label: `Agent ${node.label}`, items };
+  }
+  if (node.kind === "group" && groups.length > 0) {
+    return {
+      label: `Group ${node.label}`,
+      items: [
+        { label: "Edit", hint: "Open this group's settings in the panel on the right", onSelect: () => act.edit(node.id) },
+        { label: "Delete group", hint: "The group goes; its agents stay", danger: true, onSelect: () => act.remove(node.id) },
+      ],
+    };
+  }
+  return { label: node.label, items: [{ label: "What is this?", onSelect: () => act.edit(node.id) }, ...canvas.slice(2)] };
+}
