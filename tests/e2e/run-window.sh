@@ -33,7 +33,7 @@ node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 # it runs after the others, against a database and a tauri-driver of its own.
 names=("$@")
 if ((${#names[@]} == 0)); then
-  names=(window editor runs simulate speed runside start)
+  names=(window editor runs simulate speed runside canvas start)
 fi
 shared=()
 own=()
@@ -57,8 +57,10 @@ for _ in $(seq 600); do [ -s "$out/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(cat "$out/display")"
 
 driver_pid=
+db=
 # Starts tauri-driver on a free port, the app it starts using the database $1.
 start_driver() {
+  db=$1
   port=$(( 20000 + RANDOM % 20000 ))
   CREWGRAPH_CREWS_DIR="$crews" CREWGRAPH_DB="$1" "$driver" --port "$port" --native-port $(( port + 1 )) >>"$out/tauri-driver.log" 2>&1 &
   driver_pid=$!
@@ -72,7 +74,10 @@ stop_driver() {
   wait "$driver_pid" 2>/dev/null || true
 }
 run_tests() {
+  # (E2E_CLI and E2E_DB: the command line on the app's database, to add an agent
+  # while the app runs as a person would, with `crewgraph agents add`.)
   CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
+    E2E_CLI="$root/target/debug/crewgraph" E2E_DB="$db" \
     node --test --test-concurrency=1 "$@"
 }
 
