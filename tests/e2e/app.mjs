@@ -1,5 +1,6 @@
 // What several window tests do the same way, written once: open a crew through the
-// window's automation hook, and choose Simulate for a run. Each waits for the state
+// window's automation hook, choose Simulate for a run, and forget the panels' layout
+// and paces the window remembers (so the next test file starts as a new window). Each waits for the state
 // it leads to, with the suite's bound (see webdriver.mjs).
 import assert from "node:assert/strict";
 
@@ -61,4 +62,11 @@ export async function choosePace(session, pace) {
   await session.waitFor(() => session.execute(`return document.querySelector(arguments[0])?.getAttribute("aria-checked") === "true"`, [`.run-pace-choice[data-pace="${pace}"]`]), {
     message: `the pace ${pace} chosen`,
   });
+}
+
+/** Forgets what the window remembers of how its panels were left (the run dock
+ * unfolded, their heights) and the crews' paces: a test that unfolded the run dock
+ * leaves the next test file a window as new (call it in `after`). */
+export function forgetLayout(session) {
+  return session.execute(`localStorage.removeItem("crewgraph-layout"); localStorage.removeItem("crewgraph-pace");`);
 }

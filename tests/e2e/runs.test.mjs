@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
-import { chooseSimulate, openCrew } from "./app.mjs";
+import { chooseSimulate, forgetLayout, openCrew } from "./app.mjs";
 import { RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -23,6 +23,8 @@ before(async () => {
 });
 
 after(async () => {
+  // (The run dock was unfolded here: the next test file gets a window as new.)
+  if (session) await forgetLayout(session).catch(() => {});
   await session?.end();
 });
 

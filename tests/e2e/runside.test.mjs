@@ -24,7 +24,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { choosePace, chooseSimulate, openCrew, unfoldRunPanel } from "./app.mjs";
+import { choosePace, chooseSimulate, forgetLayout, openCrew, unfoldRunPanel } from "./app.mjs";
 import { Session } from "./webdriver.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -51,12 +51,12 @@ before(async () => {
   await session.call("POST", "/window/rect", { width: 1440, height: 900 });
   // The panels and paces as a new window has them (the window remembers both).
   await session.waitFor(() => session.execute(`return Boolean(${HOOK})`), { message: "the window" });
-  await forgetLayout();
+  await forgetLayout(session);
 });
 
 after(async () => {
   // Nothing of this test's is left for the next: the layout and paces it chose.
-  await forgetLayout().catch(() => {});
+  await forgetLayout(session).catch(() => {});
   await session?.end();
   if (work) await rm(work, { recursive: true, force: true });
 });
@@ -70,7 +70,6 @@ async function closeSettings() {
   await session.waitFor(async () => (await session.find(".settings-dialog")).length === 0, { message: "Settings closed" });
 }
 
-const forgetLayout = () => session.execute(`localStorage.removeItem("crewgraph-layout"); localStorage.removeItem("crewgraph-pace");`);
 
 /** The test's own crews: a group with a short time limit, a loop bounded by
  * max_handoffs, and a crew with a warning (an unknown key). */
@@ -453,7 +452,7 @@ test("the canvas keeps its room: the dock resizes within half the window and is 
   await openCrew(session, join(work, "warned.yaml"), { ready: HOOK });
   await session.visible('.run-dock-toggle[aria-expanded="false"]');
   // (The next tests start with the panels as a new window has them.)
-  await forgetLayout();
+  await forgetLayout(session);
 });
 
 test("at 200 % zoom the transcript has room and the minimap does not cover the graph", async () => {

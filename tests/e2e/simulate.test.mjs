@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
-import { openCrew } from "./app.mjs";
+import { forgetLayout, openCrew } from "./app.mjs";
 import { CANVAS_STATE, RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -37,6 +37,8 @@ before(async () => {
 });
 
 after(async () => {
+  // (The run dock was unfolded here: the next test file gets a window as new.)
+  if (session) await forgetLayout(session).catch(() => {});
   await session?.end();
   if (work) await rm(work, { recursive: true, force: true });
 });

@@ -19,7 +19,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { after, test } from "node:test";
 import { Session } from "./webdriver.mjs";
-import { chooseSimulate, openCrew } from "./app.mjs";
+import { chooseSimulate, forgetLayout, openCrew } from "./app.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -28,6 +28,8 @@ const CREWS = process.env.E2E_CREWS;
 let session;
 
 after(async () => {
+  // (The run dock was unfolded here: the next test file gets a window as new.)
+  if (session) await forgetLayout(session).catch(() => {});
   await session?.end();
 });
 
