@@ -96,6 +96,18 @@ describe("drawArrows", () => {
     }
   });
 
+  it("puts the pill of an arrow too short for it where it covers nothing, not on the card beyond", () => {
+    // The Teacher dragged close to the group (a reopened exam): the question's arrow
+    // is shorter than its pill; the Reporter sits just below its end.
+    const positions = { "agent:teacher": { x: 21, y: 30 }, "agent:student": { x: 400, y: 0 }, "agent:reporter": { x: 400, y: 115 }, end: { x: 376, y: 250 } };
+    const drawn = drawArrows({ view: examGraph, positions, direction: "RIGHT", layout: new Map(), labels: labels(examGraph) });
+    const question = examGraph.edges[0];
+    const at = drawn.get(question.id)?.label as { x: number; y: number };
+    const width = labelWidth(edgeLabel(question));
+    const pill = { x: at.x - width / 2, y: at.y - pillHeight / 2, width, height: pillHeight };
+    for (const node of examGraph.nodes.filter((n) => n.kind !== "group")) expect(apart(pill, nodeBox(node, positions)), node.id).toBe(true);
+  });
+
   it("routes nothing in a crew too big to route on every change", () => {
     const nodes = Array.from({ length: 301 }, (_, i) => ({ ...examGraph.nodes[1], id: `agent:a${i}`, agent: `a${i}` }));
     const view: GraphView = { nodes, edges: [] };

@@ -29,8 +29,9 @@ export function placePills(requests: readonly PillRequest[], obstacles: readonly
   for (const request of requests) {
     let best: Point | null = null;
     let bestCover = Number.POSITIVE_INFINITY;
-    // Only what is near the arrow can be covered by its pill.
-    const reach = around(request.points, request.width, request.height);
+    // Only what is near the arrow can be covered by its pill (as far out as the
+    // places tried go: the rings around its middle).
+    const reach = around(request.points, 2 * request.width, 6 * request.height);
     const nearObstacles = obstacles.filter((o) => overlaps(o, reach));
     const nearPills = placed.filter((o) => overlaps(o, reach));
     for (const at of candidates(request)) {
