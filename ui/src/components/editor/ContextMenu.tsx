@@ -34,10 +34,10 @@ export function ContextMenu({ at, label, items, onClose }: Props) {
 
   useLayoutEffect(() => {
     before.current = document.activeElement;
-    const box = menu.current?.getBoundingClientRect();
+    const box = menu.current;
     if (!box) return;
-    const x = Math.max(4, Math.min(at.x, window.innerWidth - box.width - 4));
-    const y = Math.max(4, Math.min(at.y, window.innerHeight - box.height - 4));
+    const x = Math.max(4, Math.min(at.x, window.innerWidth - box.offsetWidth - 4));
+    const y = Math.max(4, Math.min(at.y, window.innerHeight - box.offsetHeight - 4));
     setPlace({ x, y });
     menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not([disabled])')?.focus();
   }, [at]);
