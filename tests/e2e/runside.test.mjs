@@ -276,6 +276,8 @@ test("a run stays with its crew: + New crew, another crew, a past run then anoth
   await session.click(".sidebar-actions .sidebar-item:first-child");
   await session.waitFor(async () => /New crew/.test((await session.texts(".crew-header h1"))[0] ?? ""), { message: "the new crew" });
   await showsNoRun("the new crew");
+  // (The runs list is below the crews: scrolled to, as a person would.)
+  await session.execute(`document.querySelector(".runs-none")?.scrollIntoView({ block: "center" })`);
   assert.deepEqual(await session.texts(".runs-none"), ["No runs of this crew yet: write what it should do in the run panel and press Run."]);
 
   // Another crew, opened: Run is not greyed out by the exam's run.
