@@ -395,6 +395,8 @@ test("right-click menus on the canvas, cards and arrows, by mouse and by keyboar
   });
   await session.keys(CONTROL, "z");
   await session.waitFor(async () => (await session.find('.edge-pill[data-edge="rule:critic:1:agent:developer"]')).length === 1, { message: "the arrow back (undo)" });
+  // Undone back to the crew as opened (laid out automatically): nothing unsaved.
+  await session.waitFor(async () => (await session.find(".dirty-dot")).length === 0, { message: "no unsaved changes after undoing back" });
 
   // The canvas's menu: Add agent here opens the new agent's form.
   const spot = await emptySpotFrom();

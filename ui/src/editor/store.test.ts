@@ -263,3 +263,21 @@ describe("select", () => {
     expect(store.getState().selection).toEqual([]);
   });
 });
+
+describe("placing nodes that have no place yet", () => {
+  it("is no undo step and no unsaved change, so undoing back to the crew as opened leaves nothing unsaved", () => {
+    const store = createEditorStore();
+    store.getState().load({ path: "/crews/exam.yaml", layout: "file", spec: examCrew(), document: crewDocument("exam"), positions: {} });
+    // The automatic layout of a crew opened for the first time.
+    store.getState().place({ "agent:teacher": { x: 0, y: 0 }, "agent:student": { x: 300, y: 0 } });
+    expect(store.getState().dirty).toBe(false);
+    expect(store.getState().history.past).toEqual([]);
+    store.getState().edit("add Grader", (spec) => addAgent(spec, { id: "grader" }));
+    expect(store.getState().dirty).toBe(true);
+    store.getState().undo();
+    expect(store.getState().dirty).toBe(false);
+    // A node already placed keeps its place.
+    store.getState().place({ "agent:teacher": { x: 99, y: 99 } });
+    expect(store.getState().positions["agent:teacher"]).toEqual({ x: 0, y: 0 });
+  });
+});

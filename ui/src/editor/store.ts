@@ -78,6 +78,11 @@ export type EditorState = {
   edit<R extends EditResult>(label: string, fn: (spec: CrewSpec) => R, options?: EditOptions<R>): R | Refusal;
   /** Nodes dragged to new places (at the end of a drag): one undo step per drag. */
   move(positions: Positions, label?: string): void;
+  /** Places for nodes that have none yet (an automatic layout of a crew opened for
+   * the first time, an agent added while the app runs): not an undo step and not an
+   * unsaved change — the places join what counts as saved. Nodes already placed keep
+   * their places. */
+  place(positions: Positions): void;
   select(ids: string[]): void;
   undo(): void;
   redo(): void;
@@ -220,6 +225,16 @@ export function createEditorStore() {
         if (deepEqual(positions, now.positions)) return;
         const name = label ?? moveLabel(now.spec, Object.keys(moved).filter((id) => !deepEqual(moved[id], now.positions[id])));
         show({ spec: now.spec, positions }, { history: history.push(get().history, name, now) });
+      },
+
+      place(placed) {
+        const { positions, saved } = get();
+        const fresh = Object.fromEntries(Object.entries(placed).filter(([id]) => !Object.hasOwn(positions, id)));
+        if (Object.keys(fresh).length === 0) return;
+        set({
+          positions: { ...positions, ...fresh },
+          saved: saved ? { ...saved, positions: { ...saved.positions, ...fresh } } : saved,
+        });
       },
 
       select(ids) {

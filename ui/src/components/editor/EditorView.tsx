@@ -194,8 +194,8 @@ function Editor({ files }: { files: Files }) {
   const arrowsNow = useRef<Map<string, Route>>(new Map());
 
   // Nodes the engine drew that have no place yet get one from an automatic layout
-  // (all of them for a crew opened for the first time) — not an undo step. End or
-  // Wait, just connected, stays where it floated.
+  // (all of them for a crew opened for the first time) — not an undo step, and not an
+  // unsaved change. End or Wait, just connected, stays where it floated.
   useEffect(() => {
     if (!document) return;
     const carried: Positions = {};
@@ -203,14 +203,14 @@ function Editor({ files }: { files: Files }) {
       if (!positions[id] && floatingAt.current[id] && document.graph.nodes.some((n) => n.id === id)) carried[id] = floatingAt.current[id];
     }
     if (Object.keys(carried).length) {
-      editorStore.setState({ positions: { ...editorStore.getState().positions, ...carried } });
+      editorStore.getState().place(carried);
       return;
     }
     const missing = document.graph.nodes.filter((n) => !positions[n.id] && !(n.kind === "group" && document.graph.nodes.some((m) => m.parent === n.id)));
     if (missing.length === 0) return;
     let current = true;
     if (document.graph.nodes.length > gridAbove) {
-      editorStore.setState({ positions: { ...gridPositions(document.graph), ...editorStore.getState().positions } });
+      editorStore.getState().place(gridPositions(document.graph));
       return;
     }
     // A few new nodes in a crew already placed (an agent added while the app runs):
@@ -220,7 +220,7 @@ function Editor({ files }: { files: Files }) {
       const lines = [...arrowsNow.current.values()].map((r) => r.points);
       const next = { ...editorStore.getState().positions };
       for (const node of missing) next[node.id] = placeNew(document.graph, next, node.id, direction, lines);
-      editorStore.setState({ positions: next });
+      editorStore.getState().place(next);
       return;
     }
     layoutGraph(document.graph, aspect(), pillWords).then((layout) => {
@@ -228,7 +228,7 @@ function Editor({ files }: { files: Files }) {
       setDirection(layout.direction);
       setRoutes(layout.edges);
       const state = editorStore.getState();
-      editorStore.setState({ positions: fillPositions(document.graph, state.positions, layout) });
+      state.place(fillPositions(document.graph, state.positions, layout));
     });
     return () => {
       current = false;
