@@ -6,7 +6,12 @@ import type { Usage } from "./Usage";
 /**
  * A run in a listing.
  */
-export type RunSummary = { id: RunId, crew_name: string, input: string, status: RunStatus, created_at: string, updated_at: string, steps: number, handoffs: number, error: string | null, 
+export type RunSummary = { id: RunId, crew_name: string, 
+/**
+ * Its crew file or folder, as the run stored it (the API names it as its host
+ * names crews: a server relative to its crews folder, None out of its reach).
+ */
+crew_path?: string, input: string, status: RunStatus, created_at: string, updated_at: string, steps: number, handoffs: number, error: string | null, 
 /**
  * Tokens its agents used, as the providers reported them (0 in Simulate mode).
  */

@@ -254,6 +254,7 @@ impl Api {
         let summary = RunSummary {
             id: stored.record.id,
             crew_name: stored.record.crew_name,
+            crew_path: self.named_here(crew.as_deref()),
             input: stored.record.input,
             status: stored.snapshot.status,
             created_at: stored.record.created_at,
@@ -280,8 +281,8 @@ impl Api {
     /// as it was read or as it ended, and the next question finds it not live.
     pub async fn run_detail(&self, id: &RunId) -> Result<RunDetail, ApiError> {
         let live = self.is_live(id);
-        let (run, crew) = self.run_and_crew(id).await?;
-        let crew = crew.filter(|path| self.reaches(path)).map(|path| self.crew_name(&path.display().to_string()));
+        let (run, _) = self.run_and_crew(id).await?;
+        let crew = run.crew_path.clone();
         Ok(RunDetail { run, live, crew })
     }
 
@@ -300,7 +301,16 @@ impl Api {
 
     /// Every stored run, newest first.
     pub async fn list_runs(&self) -> Result<Vec<RunSummary>, ApiError> {
-        Ok(self.store()?.list_runs().await?)
+        let mut runs = self.store()?.list_runs().await?;
+        for run in &mut runs {
+            run.crew_path = self.named_here(run.crew_path.as_deref().map(Path::new));
+        }
+        Ok(runs)
+    }
+
+    /// A crew path as stored, named as crews are named here (None out of reach).
+    fn named_here(&self, path: Option<&Path>) -> Option<String> {
+        path.filter(|path| self.reaches(path)).map(|path| self.crew_name(&path.display().to_string()))
     }
 
     /// A run's stored events (after `after`, when given).

@@ -109,6 +109,7 @@ impl RunStore for MemoryStore {
                 .map(|e| RunSummary {
                     id: e.record.id.clone(),
                     crew_name: e.record.crew_name.clone(),
+                    crew_path: e.record.crew_path.clone(),
                     input: e.record.input.clone(),
                     status: e.snapshot.status,
                     created_at: e.record.created_at,

@@ -108,6 +108,11 @@ pub struct StoredRun {
 pub struct RunSummary {
     pub id: RunId,
     pub crew_name: String,
+    /// Its crew file or folder, as the run stored it (the API names it as its host
+    /// names crews: a server relative to its crews folder, None out of its reach).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub crew_path: Option<String>,
     pub input: String,
     pub status: RunStatus,
     pub created_at: Timestamp,

@@ -200,7 +200,8 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
 /// Every run, newest first (by creation time, then by the order they were stored).
 pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
     let mut statement = conn.prepare_cached(
-        "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error, input_tokens, output_tokens, cost_usd
+        "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error, input_tokens, output_tokens, cost_usd,
+                crew_path
          FROM runs ORDER BY created_at DESC, number DESC",
     )?;
     let mut rows = statement.query([])?;
@@ -209,6 +210,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
         runs.push(RunSummary {
             id: RunId::new(row.get::<_, String>(0)?),
             crew_name: row.get(1)?,
+            crew_path: row.get(12)?,
             input: row.get(2)?,
             status: status(row, 3)?,
             created_at: timestamp(row, 4, "the creation time")?,

@@ -150,6 +150,7 @@ pub async fn runs_are_listed_newest_first_with_their_latest_snapshot(subject: Su
     let summary = |run: &Run| RunSummary {
         id: run.record.id.clone(),
         crew_name: run.record.crew_name.clone(),
+        crew_path: run.record.crew_path.clone(),
         input: run.record.input.clone(),
         status: run.snapshot.status,
         created_at: run.record.created_at,
