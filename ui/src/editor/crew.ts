@@ -34,7 +34,7 @@ export function updateCrew(spec: CrewSpec, patch: CrewPatch): EditResult {
   if (patch.max_handoffs !== undefined) {
     const most = patch.max_handoffs;
     if (most !== null && (!Number.isInteger(most) || most < 1)) {
-      return refuse("The most handoffs is a whole number, 1 or more");
+      return refuse("The handoff limit is a whole number, 1 or more");
     }
     next = setKey(next, "max_handoffs", most ?? undefined, CREW_KEYS);
   }

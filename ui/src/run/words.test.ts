@@ -177,7 +177,7 @@ describe("the tracker's words for every move", () => {
 
   it("the handoff limit names the transfers it allows", () => {
     expect(transfersAllowed(5)).toBe(4);
-    expect(handoffLimitWords(5).help).toBe("A run may pass the work between agents 4 times (5 turns in a row); the next transfer stops it.");
-    expect(handoffLimitWords(2).help).toMatch(/^A run may pass the work between agents 1 time /);
+    expect(handoffLimitWords(5).help).toBe('A run may pass the work between agents 4 times; one more stops it ("Stopped after 4 transfers").');
+    expect(handoffLimitWords(2).help).toMatch(/^A run may pass the work between agents 1 time; /);
   });
 });

@@ -114,7 +114,7 @@ export function handoffLimitWords(limit: number): { label: string; help: string 
   const transfers = transfersAllowed(limit);
   return {
     label: "Handoff limit",
-    help: `A run may pass the work between agents ${plural(transfers, "time")} (${limit} turns in a row); the next transfer stops it.`,
+    help: `A run may pass the work between agents ${plural(transfers, "time")}; one more stops it ("Stopped after ${plural(transfers, "transfer")}").`,
   };
 }
 

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-// The crew panel and its pure edits: first agent, most handoffs (checked before
+// The crew panel and its pure edits: first agent, the handoff limit (checked before
 // it is applied), routing strategy, and the switch to the signal registry.
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -28,9 +28,9 @@ describe("CrewPanel", () => {
 
   it("shows a bad handoff limit inline and does not apply it", () => {
     render(<CrewPanel />);
-    const most = screen.getByLabelText("Most handoffs");
+    const most = screen.getByLabelText("Handoff limit");
     fireEvent.change(most, { target: { value: "0" } });
-    expect(screen.getByRole("alert").textContent).toBe("The most handoffs is a whole number, 1 or more");
+    expect(screen.getByRole("alert").textContent).toBe("The handoff limit is a whole number, 1 or more");
     fireEvent.blur(most);
     expect(state().spec!.max_handoffs).toBe(12);
     fireEvent.change(most, { target: { value: "20" } });

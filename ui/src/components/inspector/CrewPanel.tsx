@@ -8,6 +8,7 @@ import { routingOf } from "../../editor/routing";
 import { useEditor } from "../../editor/store";
 import { problemSummary } from "../../graph/problems";
 import { useModelWarnings } from "../../models/useModelWarnings";
+import { handoffLimitWords } from "../../run/words";
 import { apply } from "./apply";
 import { type CrewPatch, STRATEGIES, updateCrew } from "../../editor/crew";
 import { PanelTitle, ProblemList, SelectField, TextField } from "./fields";
@@ -81,6 +82,7 @@ function CrewSettings() {
   if (!spec) return null;
   const change = (words: string, patch: CrewPatch) => apply(`Change the crew's ${words}`, (s) => updateCrew(s, patch));
   const fromSettings = spec.settings?.max_handoffs ? spec.settings.max_handoffs : undefined;
+  const limitWords = handoffLimitWords(spec.max_handoffs ?? fromSettings ?? DEFAULT_MAX_HANDOFFS);
   const problems = [...(document?.problems ?? []), ...warnings];
   return (
     <section className="ins-panel" aria-label="Crew">
@@ -107,17 +109,17 @@ function CrewSettings() {
         onChange={(entry_point) => (entry_point ? change("first agent", { entry_point }) : null)}
       />
       <TextField
-        label="Most handoffs"
-        help={`How many times the work may pass between agents in one run. Empty: ${fromSettings ?? DEFAULT_MAX_HANDOFFS}.`}
+        label={limitWords.label}
+        help={`${limitWords.help} Empty: ${fromSettings ?? DEFAULT_MAX_HANDOFFS}.`}
         value={spec.max_handoffs === undefined ? "" : String(spec.max_handoffs)}
         type="number"
         min={1}
         step={1}
         placeholder={String(fromSettings ?? DEFAULT_MAX_HANDOFFS)}
         validate={(text) =>
-          text.trim() === "" || /^[1-9]\d*$/.test(text.trim()) ? null : "The most handoffs is a whole number, 1 or more"
+          text.trim() === "" || /^[1-9]\d*$/.test(text.trim()) ? null : "The handoff limit is a whole number, 1 or more"
         }
-        onCommit={(text) => change("most handoffs", { max_handoffs: text.trim() === "" ? null : Number(text) })}
+        onCommit={(text) => change("handoff limit", { max_handoffs: text.trim() === "" ? null : Number(text) })}
       />
       <StrategyField spec={spec} onChange={(strategy) => change("routing", { strategy })} />
       <div className="ins-field">
