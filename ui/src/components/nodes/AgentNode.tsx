@@ -5,12 +5,25 @@ import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { avatarColor, avatarLetter } from "../../graph/style";
+import type { ModelView } from "../../bindings/ModelView";
+import { useModels } from "../../models/store";
+import { defaultModel } from "../../models/warnings";
 import { FlagIcon } from "../icons";
 import { ProblemBadge } from "../ProblemBadge";
 import { useNodeRunClass } from "../run/useRunGraph";
 
+/** The card's model tag: the model it names, and for the default model which one
+ * that is now ("default · fast"), so adding a model that became the default shows. */
+export function modelTag(model: string | null | undefined, models: readonly ModelView[] | null): string {
+  const named = model?.trim();
+  if (named && named !== "default") return named;
+  const chosen = models ? defaultModel(models) : undefined;
+  return chosen ? `default · ${chosen.name}` : "default";
+}
+
 export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge, card } = data;
+  const models = useModels();
   const run = useNodeRunClass(refOfNode(data));
   return (
     <div
@@ -33,7 +46,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
               </span>
             )}
             <span className="model-tag" title="The model this agent uses">
-              {view.model ?? "default"}
+              {modelTag(view.model, models)}
             </span>
             {view.entry && (
               <span className="start-tag" title="Runs start with this agent">
