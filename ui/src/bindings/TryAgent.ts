@@ -25,4 +25,9 @@ model?: string,
 /**
  * Simulate: the agent's replies from this script (its YAML text), in order.
  */
-script?: string, };
+script?: string, 
+/**
+ * Simulate with a script file instead of `script` (a path in the window; over
+ * HTTP a script of the crews folder, as `GET /crews/{crew}/scripts` lists them).
+ */
+script_file?: string, };

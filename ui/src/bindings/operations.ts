@@ -82,7 +82,7 @@ export type Operations = {
   /** Writes the edited crew as one YAML file */
   export_crew: { request: ExportCrew; answer: void; errors: "io" | "invalid_input" };
   /** One agent's reply in a try-out chat, and where a run would go after it (nothing is stored) */
-  try_agent: { request: TryAgent; answer: TriedReply; errors: "invalid_input" };
+  try_agent: { request: TryAgent; answer: TriedReply; errors: "not_found" | "invalid_input" };
   /** The runtime agents of a crew, in the order they were added */
   list_agents: { request: WhichCrew; answer: Array<RuntimeAgentView>; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
   /** Adds a runtime agent to a crew, after checking it with the crew (errors at their line and column) */

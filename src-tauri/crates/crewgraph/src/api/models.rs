@@ -13,13 +13,13 @@ use crewgraph_llm::discover::{self, FoundServer};
 use crewgraph_llm::keys;
 use crewgraph_llm::local::MODEL_NAME;
 use crewgraph_llm::settings::{masked_url, ModelConfig, ModelSettings, Price, Provider};
-use crewgraph_llm::{models, Models, Pace, Paced, Script, ScriptedLlm};
+use crewgraph_llm::{models, Models, Pace, Paced, ScriptedLlm};
 use crewgraph_store::SqliteStore;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-use super::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
+use super::{Api, ApiError, ApiErrorCode, RunOptions};
 
 /// Where settings are kept (the SQLite store; a map in tests).
 #[async_trait]
@@ -384,12 +384,7 @@ impl Api {
             return Ok((Arc::new(typed.clone()), Vec::new()));
         }
         if let Some(source) = &options.script {
-            let script = match source {
-                ScriptSource::File(path) => Script::load(path),
-                ScriptSource::Text(text) => Script::parse("script", text),
-            }
-            .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
-            let mut script = script;
+            let mut script = source.script()?;
             if let Some(used) = &options.used_replies {
                 script.resume_after(used);
             }

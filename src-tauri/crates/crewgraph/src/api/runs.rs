@@ -33,6 +33,17 @@ pub enum ScriptSource {
     Text(String),
 }
 
+impl ScriptSource {
+    /// The script, read and parsed; what is wrong with it (where) as `invalid_input`.
+    pub fn script(&self) -> Result<Script, ApiError> {
+        match self {
+            ScriptSource::File(path) => Script::load(path),
+            ScriptSource::Text(text) => Script::parse("script", text),
+        }
+        .map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))
+    }
+}
+
 /// How a run is to be made.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {

@@ -14,14 +14,14 @@ use crewgraph_engine::run::history::Visible;
 use crewgraph_engine::run::prompt::{ending_signals, system_prompt};
 use crewgraph_engine::run::{LlmError, LlmRequest, Message, Usage};
 use crewgraph_engine::{AgentId, Crew};
-use crewgraph_llm::{Script, ScriptedLlm};
+use crewgraph_llm::ScriptedLlm;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-use super::{Api, ApiError, ApiErrorCode, RunOptions};
+use super::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
 
 /// One message of a try-out chat.
 #[derive(Clone, Debug, Deserialize, TS, ToSchema)]
@@ -62,7 +62,7 @@ impl Api {
         agent: &str,
         messages: &[TryMessage],
         model: Option<String>,
-        script: Option<&str>,
+        script: Option<&ScriptSource>,
     ) -> Result<TriedReply, ApiError> {
         let invalid = |message: String| ApiError::new(ApiErrorCode::InvalidInput, message);
         let crew = load_spec_value("crew", spec)
@@ -80,8 +80,8 @@ impl Api {
             .map(|m| if m.from_agent { Message::agent(&id, m.text.clone()) } else { Message::user(m.text.clone()) })
             .collect();
         let llm: Arc<dyn crewgraph_engine::run::LlmClient> = match script {
-            Some(text) => {
-                let mut script = Script::parse("script", text).map_err(|e| invalid(e.to_string()))?;
+            Some(source) => {
+                let mut script = source.script()?;
                 // The agent's replies so far were the script's first ones.
                 let said = messages.iter().filter(|m| m.from_agent).count();
                 script.skip_replies_of(&id, said);

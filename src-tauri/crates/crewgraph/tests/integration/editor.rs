@@ -262,7 +262,9 @@ fn an_agent_tried_in_simulate_answers_from_the_script_and_says_where_a_run_would
     let dir = tempfile::tempdir().unwrap();
     let (api, _) = api(dir.path());
     let spec = exam_spec(&api);
-    let script = "replies:\n  teacher: [\"What is 1/2 + 1/4? [QUESTION]\", \"Well done, that is all. [END_EXAM]\"]\n";
+    let script = &crewgraph::api::ScriptSource::Text(
+        "replies:\n  teacher: [\"What is 1/2 + 1/4? [QUESTION]\", \"Well done, that is all. [END_EXAM]\"]\n".into(),
+    );
     let mut chat = vec![crewgraph::api::TryMessage { from_agent: false, text: "Please begin.".into() }];
     let first = block_on(api.try_agent(&spec, "teacher", &chat, None, Some(script))).unwrap();
     assert_eq!(first.reply, "What is 1/2 + 1/4? [QUESTION]");
@@ -281,6 +283,24 @@ fn an_agent_tried_in_simulate_answers_from_the_script_and_says_where_a_run_would
     let unanswered = [crewgraph::api::TryMessage { from_agent: true, text: "hello".into() }];
     let error = block_on(api.try_agent(&spec, "teacher", &unanswered, None, Some(script))).unwrap_err();
     assert_eq!(error.message, "write something to Teacher first");
+
+    // The crew's own script file, through the operation the window calls.
+    use crewgraph::api::operations::TryAgent;
+    use crewgraph::api::Operation;
+    let file = repo_root().join("crews/scripts/exam.yaml").display().to_string();
+    let first_of_file = std::fs::read_to_string(&file).unwrap();
+    let request = |script_file: Option<String>, script: Option<String>| TryAgent {
+        spec: spec.clone(),
+        agent: "teacher".into(),
+        messages: vec![crewgraph::api::TryMessage { from_agent: false, text: "Please begin.".into() }],
+        model: None,
+        script,
+        script_file,
+    };
+    let tried = block_on(TryAgent::call(request(Some(file.clone()), None), &api)).unwrap();
+    assert!(tried.reply.ends_with("[QUESTION]") && first_of_file.contains(tried.reply.trim_end_matches(" [QUESTION]")), "{}", tried.reply);
+    let both = block_on(TryAgent::call(request(Some(file), Some("replies: {}".into())), &api)).unwrap_err();
+    assert_eq!(both.code, ApiErrorCode::InvalidInput);
 }
 
 #[test]

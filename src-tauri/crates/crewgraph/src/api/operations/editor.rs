@@ -12,7 +12,8 @@ use super::crews::named;
 use super::requests::{Nothing, WhichCrew};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
 use crate::api::{
-    Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew, TriedReply, TryMessage,
+    Api, ApiError, ApiErrorCode, CheckCrew, CrewDocument, EditableCrew, Reach, RecentCrew, SaveCrew, SavedCrew, ScriptSource, TriedReply,
+    TryMessage,
 };
 
 /// Opens a crew for editing.
@@ -268,6 +269,11 @@ pub struct TryAgent {
     #[serde(default)]
     #[ts(optional)]
     pub script: Option<String>,
+    /// Simulate with a script file instead of `script` (a path in the window; over
+    /// HTTP a script of the crews folder, as `GET /crews/{crew}/scripts` lists them).
+    #[serde(default)]
+    #[ts(optional)]
+    pub script_file: Option<String>,
 }
 
 impl Operation for TryAgent {
@@ -275,7 +281,7 @@ impl Operation for TryAgent {
     const NAME: &'static str = "try_agent";
     const SUMMARY: &'static str = "One agent's reply in a try-out chat, and where a run would go after it (nothing is stored)";
     const ROUTE: Option<Route> = Some(Route::post("/editor/try-agent", "editor"));
-    const ERRORS: &'static [ApiErrorCode] = &[];
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound];
     type Answer = TriedReply;
 
     fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
@@ -283,6 +289,13 @@ impl Operation for TryAgent {
     }
 
     async fn call(request: Self, api: &Api) -> Result<TriedReply, ApiError> {
-        api.try_agent(&request.spec, &request.agent, &request.messages, request.model, request.script.as_deref()).await
+        let script = match (request.script, request.script_file) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::new(ApiErrorCode::InvalidInput, "give either 'script' or 'script_file', not both"));
+            }
+            (None, Some(name)) => Some(ScriptSource::File(api.crew_path(&name)?)),
+            (script, None) => script.map(ScriptSource::Text),
+        };
+        api.try_agent(&request.spec, &request.agent, &request.messages, request.model, script.as_ref()).await
     }
 }
