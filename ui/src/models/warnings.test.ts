@@ -1,5 +1,6 @@
 // Warnings about the models a crew runs on, from Settings' models and their checks.
 import { describe, expect, it } from "vitest";
+import type { AgentSpec } from "../bindings/AgentSpec";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { ModelView } from "../bindings/ModelView";
 import { defaultModel, estimateTokens, modelNamed, modelWarnings, ROUTER_NODE } from "./warnings";
@@ -82,5 +83,17 @@ describe("modelWarnings", () => {
     expect(estimateTokens("")).toBe(0);
     expect(estimateTokens("abcd")).toBe(2);
     expect(estimateTokens("ééé")).toBe(1);
+  });
+
+  it("names a model that is not set up, and what a run does about it", () => {
+    const crew = (model: string, more: Partial<AgentSpec> = {}): CrewSpec => ({ version: "1.0", agents: [{ id: "triage", model, ...more }] });
+    const plain = (spec: CrewSpec, models: ModelView[]) => modelWarnings(spec, models).map((w) => w.diagnostic.plain);
+    expect(plain(crew("fast"), [model("local")])).toEqual([
+      "This agent asks for the model 'fast', which is not set up: it runs on the built-in demo model for now. Add 'fast' in Settings to use it.",
+    ]);
+    expect(plain(crew("fast"), [model("local"), model("smart", { default: true })])[0]).toContain("a run stops when it is this agent's turn");
+    expect(plain(crew("fast"), [model("local"), model("fast")])).toEqual([]);
+    for (const fine of ["default", "local", "openai/gpt-4o-mini"]) expect(plain(crew(fine), [model("local"), model("smart")])).toEqual([]);
+    expect(plain(crew("llama3", { provider: "openai" }), [model("local"), model("smart")]), "the Go engine's provider names it").toEqual([]);
   });
 });

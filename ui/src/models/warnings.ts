@@ -64,14 +64,37 @@ const warning = (plain: string, message: string, targets: string[]): ShownProble
   targets,
 });
 
+/** A warning when `agent` names a model Settings do not have (a `provider/model`
+ * name, or the Go engine's model with its provider, needs none): with nothing set
+ * up it runs on the built-in model for now; with models set up, its runs stop. */
+function unknownModelWarning(agent: AgentSpec, models: readonly ModelView[], card: string[]): ShownProblem | null {
+  const name = agentModel(agent)?.trim() ?? "";
+  const namesItsProvider = name.includes("/") || Boolean(agent.provider ?? agent.primary?.provider);
+  if (name === "" || name === "default" || name === "local" || namesItsProvider || models.some((m) => m.name === name)) return null;
+  if (models.every((m) => m.name === "local")) {
+    return warning(
+      `This agent asks for the model '${name}', which is not set up: it runs on the built-in demo model for now. Add '${name}' in Settings to use it.`,
+      `agent '${agent.id}' names model '${name}', which is not configured (no model is: it runs on the local model)`,
+      card,
+    );
+  }
+  return warning(
+    `This agent asks for the model '${name}', which is not set up: a run stops when it is this agent's turn. Add '${name}' in Settings, or pick another model for this agent.`,
+    `agent '${agent.id}' names model '${name}', which is not configured`,
+    card,
+  );
+}
+
 /** Every warning about the models `spec` will run on, given Settings' `models`. */
 export function modelWarnings(spec: CrewSpec, models: readonly ModelView[]): ShownProblem[] {
   const warnings: ShownProblem[] = [];
   for (const agent of spec.agents) {
     if (!agent.id) continue;
+    const card = [agentNodeId(agent.id)];
+    const notSetUp = unknownModelWarning(agent, models, card);
+    if (notSetUp) warnings.push(notSetUp);
     const model = modelNamed(agentModel(agent), models);
     if (!model) continue;
-    const card = [agentNodeId(agent.id)];
     const tools = agent.tools ?? [];
     if (tools.length > 0 && model.check?.answers && model.check.tools === false) {
       warnings.push(
