@@ -5,6 +5,7 @@
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { ProblemView } from "../bindings/ProblemView";
+import type { AgentView } from "../bindings/AgentView";
 
 export function examCrew(): CrewSpec {
   return {
@@ -144,3 +145,23 @@ export function crewDocument(name: string, problems: ProblemView[] = []): CrewDo
     problems,
   };
 }
+
+/** An agent as a crew document lists it, for tests: plain, with `more` on top. */
+export const agentView = (id: string, name: string, more: Partial<AgentView> = {}): AgentView => ({
+  id,
+  name,
+  role: "",
+  description: "",
+  objective: "",
+  tags: [],
+  system_prompt: "",
+  model: null,
+  temperature: null,
+  tools: [],
+  handoff_targets: [],
+  is_terminal: false,
+  wait_for_signal: false,
+  automatic_fallback: null,
+  runtime: false,
+  ...more,
+});

@@ -1,28 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { AgentView } from "../bindings/AgentView";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import { examGraph } from "../graph/fixtures";
-import { crewDocument, examCrew } from "./fixtures";
+import { agentView, crewDocument, examCrew } from "./fixtures";
 import { runtimePart, samePart, unknownAgents, withRuntime } from "./runtime";
 import { createEditorStore } from "./store";
 
-const agent = (id: string, name: string, runtime = false): AgentView => ({
-  id,
-  name,
-  role: "",
-  description: "",
-  objective: "",
-  tags: [],
-  system_prompt: "",
-  model: null,
-  temperature: null,
-  tools: [],
-  handoff_targets: [],
-  is_terminal: false,
-  wait_for_signal: false,
-  automatic_fallback: null,
-  runtime,
-});
+const agent = (id: string, name: string, runtime = false) => agentView(id, name, { runtime });
 
 /** The exam as the editor checks it (no runtime agents). */
 function edited(): CrewDocument {

@@ -4,6 +4,7 @@ import { examGraph } from "./fixtures";
 import { badgesByTarget } from "./problems";
 import { arrowWords, cardInfo } from "./toFlow";
 import { behaviorColor, edgeLabel } from "./style";
+import { agentView } from "../editor/fixtures";
 
 // The edges and badges as React Flow gets them (toFlowEdge, through the editor's mapping).
 describe("toFlowEdge", () => {
@@ -69,23 +70,7 @@ describe("what the canvas says in words", () => {
   });
 
   it("says the automatic fallback on a card, but not on a member only its group reaches", () => {
-    const agent = (id: string, name: string, automatic_fallback: string | null) => ({
-      id,
-      name,
-      role: "",
-      description: "",
-      objective: "",
-      tags: [],
-      system_prompt: "",
-      model: null,
-      temperature: null,
-      tools: [],
-      handoff_targets: [],
-      is_terminal: false,
-      wait_for_signal: false,
-      automatic_fallback,
-      runtime: false,
-    });
+    const agent = (id: string, name: string, automatic_fallback: string | null) => agentView(id, name, { automatic_fallback });
     const view = { ...examGraph, edges: examGraph.edges.filter((e) => e.kind !== "fallback") };
     const cards = cardInfo({ agents: [agent("teacher", "Teacher", "student"), agent("student", "Student", "teacher"), agent("reporter", "Reporter", "teacher")] }, view);
     expect(cards.get("agent:teacher")).toEqual({ fallback: "Student", runtime: false });

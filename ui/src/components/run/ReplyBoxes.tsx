@@ -7,7 +7,7 @@
 // line it makes (`READY_FOR_REVIEW: T-42`) on a line of its own. The reply then
 // streams into the transcript like any other and its signal is matched as usual.
 // What the backend refuses is said in the box, in words.
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { Behavior } from "../../bindings/Behavior";
 import type { CrewDocument } from "../../bindings/CrewDocument";
 import { useEditor } from "../../editor/store";
@@ -18,6 +18,7 @@ import { useRun } from "../../run/store";
 import { typeReply } from "./runActions";
 import { useNames } from "./useNames";
 import { agentNodeId } from "../../graph/refs";
+import { sendOnEnter } from "./sendOnEnter";
 
 /** A signal an agent may send, as a chip under its reply box. */
 export type SignalChip = {
@@ -135,12 +136,7 @@ function ReplyBox({ runId, agent, name, chips, focus }: ReplyBoxProps) {
     }
   };
 
-  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      void send();
-    }
-  };
+  const onKey = sendOnEnter(() => void send());
 
   const addSignal = (add: (reply: string) => string) => {
     setText(add);

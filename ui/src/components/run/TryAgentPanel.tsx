@@ -5,7 +5,7 @@
 // reply the chat says where a run would go after it ("[QUESTION] — the work would
 // go to Student"). A model that does not answer is said in the chat. Nothing is
 // stored: closing the chat, or changing agent or model, starts it over.
-import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { backend } from "../../backend";
 import type { CrewSpec } from "../../bindings/CrewSpec";
 import type { TryMessage } from "../../bindings/TryMessage";
@@ -16,6 +16,7 @@ import { modelNamed } from "../../models/warnings";
 import { closeTryAgent, openTryAgent, useTryAgent } from "../../run/tryAgent";
 import { agentSignals, type SignalChip, SignalChips } from "./ReplyBoxes";
 import { useNames } from "./useNames";
+import { sendOnEnter } from "./sendOnEnter";
 
 /** The model choice that means Simulate: the person writes the agent's replies. */
 const SIMULATE = "\u0000simulate";
@@ -110,12 +111,7 @@ function TryChat({ agent, spec, known }: { agent: string; spec: CrewSpec; known:
     }
   };
 
-  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      void send();
-    }
-  };
+  const onKey = sendOnEnter(() => void send());
 
   const addSignal = (add: (reply: string) => string) => {
     setText(add);
