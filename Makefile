@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps mcp-servers ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -46,6 +46,7 @@ deps:
 
 test-deps: deps
 	@scripts/install-deps.sh --test
+	@scripts/install-mcp-servers.sh
 	@$(MAKE) --no-print-directory $(TAURI_DRIVER)
 
 ui/node_modules/.installed: ui/package.json ui/package-lock.json
@@ -73,8 +74,12 @@ lint: ui
 	cargo clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
 
-rust-test: build
+rust-test: build mcp-servers
 	cargo test --workspace
+
+# The MCP servers the tool tests talk to, pinned (npm and PyPI, into .tools/mcp).
+mcp-servers:
+	@scripts/install-mcp-servers.sh
 
 # The key tests that need an OS keyring (a private gnome-keyring in its own D-Bus
 # session), or none at all; a plain `cargo test` skips them (docs/testing.md).

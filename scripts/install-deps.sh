@@ -21,6 +21,8 @@ if [[ "${1:-}" == "--test" ]]; then
   # The key tests (scripts/test-secrets.sh): a private D-Bus session running
   # gnome-keyring's Secret Service.
   packages+=(dbus-daemon gnome-keyring)
+  # Python tools in their own environments: schemathesis, mcp-server-time.
+  packages+=(python3-venv)
 fi
 
 missing=()

@@ -11,7 +11,7 @@ import type { Usage } from "./Usage";
 /**
  * What happened.
  */
-export type EventKind = { "type": "run_started", crew: string, input: string, } | { "type": "agent_started", agent: AgentId, step: number, } | { "type": "token", agent: AgentId, text: string, } | { "type": "tool_call", agent: AgentId, name: string, arguments: unknown, } | { "type": "tool_result", agent: AgentId, name: string, result: string, } | { "type": "agent_response", agent: AgentId, content: string, usage?: Usage | null, } | { "type": "signal_matched", agent: AgentId, signal: SignalName, level: MatchLevel, behavior: Behavior, 
+export type EventKind = { "type": "run_started", crew: string, input: string, } | { "type": "agent_started", agent: AgentId, step: number, } | { "type": "token", agent: AgentId, text: string, } | { "type": "tool_call", agent: AgentId, name: string, arguments: unknown, } | { "type": "tool_result", agent: AgentId, name: string, result: string, } | { "type": "tool_progress", agent: AgentId, name: string, progress: number, total?: number | null, message?: string | null, } | { "type": "agent_response", agent: AgentId, content: string, usage?: Usage | null, } | { "type": "signal_matched", agent: AgentId, signal: SignalName, level: MatchLevel, behavior: Behavior, 
 /**
  * The agent or group it leads to; null for terminate (and a pause without one).
  */

@@ -40,6 +40,27 @@ describe("applyRunEvent: each event type", () => {
     expect(at(12).turns.find((t) => t.agent === "reporter")!.tools[0].result).toBeNull();
   });
 
+  it("tool_progress goes on the call still going on, and its result ends it", () => {
+    const asked = applyRunEvents(
+      at(1),
+      events(
+        [
+          { type: "tool_call", agent: "teacher", name: "files.read_text_file", arguments: { path: "a.md" } },
+          { type: "tool_progress", agent: "teacher", name: "files.read_text_file", progress: 2, total: 5 },
+          { type: "tool_progress", agent: "teacher", name: "files.read_text_file", progress: 3, total: 5, message: "reading" },
+        ],
+        "run-1",
+        2,
+      ),
+    );
+    expect(asked.turns[0].tools[0].progress).toEqual({ progress: 3, total: 5, message: "reading" });
+    const answered = applyRunEvent(asked, events([{ type: "tool_result", agent: "teacher", name: "files.read_text_file", result: "hello" }], "run-1", 5)[0]);
+    expect(answered.turns[0].tools[0]).toMatchObject({ result: "hello", seq: 2 });
+    // Progress for a call that has its answer already changes nothing.
+    const late = applyRunEvent(answered, events([{ type: "tool_progress", agent: "teacher", name: "files.read_text_file", progress: 5 }], "run-1", 6)[0]);
+    expect(late.turns[0].tools).toEqual(answered.turns[0].tools);
+  });
+
   it("signal_matched goes on the turn whose reply matched", () => {
     const view = at(4);
     expect(view.turns[0].signal).toEqual({ signal: "[QUESTION]", level: "exact", behavior: "parallel", target: "exam_round", payload: null, seq: 4 });

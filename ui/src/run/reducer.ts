@@ -30,7 +30,17 @@ export type EventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>
 export type AgentRunState = "idle" | "active" | "done" | "failed" | "waiting";
 
 /** A tool an agent called, and what came back (null while it runs). */
-export type ToolUse = { name: string; arguments: unknown; result: string | null; seq: number };
+export type ToolUse = {
+  name: string;
+  arguments: unknown;
+  result: string | null;
+  seq: number;
+  /** What the tool's server last said of a call still going on (MCP progress). */
+  progress?: ToolProgressNote | null;
+};
+
+/** A tool server's word on a call still going on. */
+export type ToolProgressNote = { progress: number; total: number | null; message: string | null };
 
 /** A signal found in an agent's reply. */
 export type SignalHit = {
@@ -306,6 +316,8 @@ function fold(state: RunView, event: RunEvent): RunView {
         tools: [...turn.tools, { name: event.name, arguments: event.arguments, result: null, seq: event.seq }],
         asking: false,
       }));
+    case "tool_progress":
+      return updateTurn(s, event, (turn) => ({ ...turn, tools: withProgress(turn.tools, event) }));
     case "tool_result":
       // (Its model is asked again, with the result.)
       return updateTurn(s, event, (turn) => ({ ...turn, tools: withResult(turn.tools, event), asking: true }));
@@ -611,6 +623,18 @@ function replaceTurn(turns: Turn[], turn: Turn): Turn[] {
   const next = turns.slice();
   next[at] = turn;
   return next;
+}
+
+/** What the server said of the tool's latest call still going on. */
+function withProgress(tools: ToolUse[], event: EventOf<"tool_progress">): ToolUse[] {
+  for (let i = tools.length - 1; i >= 0; i--) {
+    if (tools[i].name === event.name && tools[i].result === null) {
+      const next = tools.slice();
+      next[i] = { ...tools[i], progress: { progress: event.progress, total: event.total ?? null, message: event.message ?? null } };
+      return next;
+    }
+  }
+  return tools;
 }
 
 /** The tool's result on its latest call still waiting for one. */

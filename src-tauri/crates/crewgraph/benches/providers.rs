@@ -147,6 +147,7 @@ async fn first_token_engine(crew: &crewgraph_engine::Crew, client: &OpenAiClient
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
         http: None,
+        tool_host: None,
         notices: Vec::new(),
         gatekeeper: None,
     };

@@ -321,13 +321,7 @@ impl Default for Settings {
     }
 }
 
-/// An MCP server declared by the crew.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolServer {
-    pub name: String,
-    pub command: String,
-    pub args: Vec<String>,
-}
+pub use crate::tool_server::{ServerTransport, ServerValue, ToolServer, DEFAULT_TOOL_TIMEOUT};
 
 /// The tools every crew has (DESIGN.md §6).
 pub const BUILTIN_TOOLS: &[&str] = &["current_time", "calculator", "http_get"];

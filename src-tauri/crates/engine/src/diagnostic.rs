@@ -231,6 +231,15 @@ pub enum Problem {
     /// A gatekeeper URL that is not http(s).
     #[error("routing.gatekeeper.url '{url}' is not an http:// or https:// address")]
     GatekeeperBadUrl { url: String },
+    /// A tool server's name agents could not write in `server.tool`.
+    #[error("tool server name '{server}' may hold only letters, digits, '-' and '_'")]
+    ToolServerBadName { server: String },
+    /// A tool server with both a command and a URL.
+    #[error("tool server '{server}' has both a command and a url; give one")]
+    ToolServerTwoWays { server: String },
+    /// A tool server URL that is not http(s), or carries a password.
+    #[error("tools.servers.{server}.url '{url}' is not an http:// or https:// address without a user or password")]
+    ToolServerBadUrl { server: String, url: String },
 
     // ---- warnings ----
     /// A deprecated signal is used by a rule.
@@ -326,6 +335,9 @@ impl Problem {
             UnknownFinalizer { agent } => format!("The final answer is to be written by '{agent}', but there is no such agent."),
             GatekeeperNeedsUrl => "The gatekeeper router needs the web address of the service that decides.".into(),
             GatekeeperBadUrl { url } => format!("'{url}' is not a web address the gatekeeper can be reached at: write it as http://host:port/path or https://…"),
+            ToolServerBadName { server } => format!("The tool server '{server}' needs a name of letters, digits, '-' and '_' only, so agents can name its tools as {server}.tool."),
+            ToolServerTwoWays { server } => format!("The tool server '{server}' has both a command to start and a web address. Keep the one it is."),
+            ToolServerBadUrl { server, url } => format!("'{url}' is not a web address the tool server '{server}' can be reached at: write it as http://host:port/mcp or https://…, and keep a password or token out of it (put it in headers, as {{key: NAME}})."),
             DeprecatedSignal { signal, note } => format!("{signal} is being phased out: {note}"),
             Unreachable { agent } => format!("Nothing leads to {agent}, so it will never get a turn."),
             NoWayOut { agent } => format!("{agent} has no way to finish or hand off. Connect it to another agent or to End."),

@@ -65,6 +65,7 @@ pub mod report;
 pub mod routing;
 pub mod run;
 pub mod signal;
+pub mod tool_server;
 pub mod validate;
 pub mod words;
 

@@ -77,6 +77,21 @@ pub fn find(name: &str) -> Option<(Secret, KeyOrigin)> {
         .map(|text| (Secret(text.trim().to_owned()), KeyOrigin::Environment))
 }
 
+/// A secret a crew names (a gatekeeper's `token_env`, a tool server's `{key: NAME}`):
+/// the key `name` ([`find`]), else the environment variable of that very name.
+pub fn find_named(name: &str) -> Option<Secret> {
+    find(name)
+        .map(|(secret, _)| secret)
+        .or_else(|| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).map(Secret::new))
+}
+
+/// Where [`find_named`] looks for `name`, for an error that says so.
+pub fn named_places(name: &str) -> String {
+    let mut vars = env_names(name);
+    vars.push(name.to_owned());
+    format!("the OS keyring entry '{name}' or the environment variable {}", vars.join(" or "))
+}
+
 /// Stores the key named `name` in the keyring.
 pub fn store(name: &str, secret: &Secret) -> Result<(), KeyError> {
     check_name(name)?;

@@ -222,9 +222,10 @@ fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// On Linux, the server is sent SIGTERM when Crewgraph dies, however it dies.
+/// On Linux, the child `command` starts is sent SIGTERM when Crewgraph dies, however
+/// it dies (the local model's server, a tool server).
 #[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
+pub fn die_with_parent(command: &mut Command) {
     // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
     unsafe {
         command.pre_exec(|| {
@@ -234,8 +235,9 @@ fn die_with_parent(command: &mut Command) {
     }
 }
 
+/// Elsewhere the child is stopped when Crewgraph drops it.
 #[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut Command) {}
+pub fn die_with_parent(_command: &mut Command) {}
 
 /// The local model as a provider: the server starts on the first call.
 pub struct LocalModel {

@@ -151,7 +151,7 @@ const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext
         <details key={tool.seq} className="run-tool">
           <summary>
             Used {tool.name}
-            {tool.result === null ? " …" : ""}
+            {tool.result === null ? (tool.progress ? ` … ${progressWords(tool.progress)}` : " …") : ""}
           </summary>
           <div className="run-tool-body">
             <span className="run-tool-label">Asked with</span>
@@ -177,3 +177,9 @@ const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext
     </article>
   );
 });
+
+/** A tool server's progress in words: "3 of 5", "40 %", with what it said. */
+export function progressWords(p: { progress: number; total: number | null; message: string | null }): string {
+  const amount = p.total ? (p.total === 100 ? `${Math.round(p.progress)} %` : `${p.progress} of ${p.total}`) : `${p.progress}`;
+  return p.message ? `${amount}: ${p.message}` : amount;
+}

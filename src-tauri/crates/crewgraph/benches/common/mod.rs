@@ -58,6 +58,7 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         clock: Arc::new(SystemClock) as Arc<dyn Clock>,
         ids: Arc::new(RandomIds) as Arc<dyn IdSource>,
         http: None,
+        tool_host: None,
         notices: Vec::new(),
         gatekeeper: None,
     }

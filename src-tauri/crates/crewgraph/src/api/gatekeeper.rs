@@ -162,7 +162,7 @@ impl GatekeeperClient {
         }
         let token = match &config.token_env {
             None => None,
-            Some(name) => Some(find_token(name).ok_or_else(|| {
+            Some(name) => Some(keys::find_named(name).ok_or_else(|| {
                 let mut vars = keys::env_names(name);
                 vars.push(name.clone());
                 GatekeeperError::NoToken { name: name.clone(), vars: vars.join(" or ") }
@@ -272,12 +272,6 @@ impl RouteDecider for GatekeeperClient {
 }
 
 /// The token named `name`: the keyring or `CREWGRAPH_<NAME>_API_KEY`, else `$name`.
-fn find_token(name: &str) -> Option<Secret> {
-    keys::find(name)
-        .map(|(secret, _)| secret)
-        .or_else(|| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).map(Secret::new))
-}
-
 /// A duration as people write it (`10s`, `1500ms`).
 fn humantime(duration: Duration) -> String {
     if duration.subsec_millis() == 0 {

@@ -45,6 +45,7 @@ use std::sync::Arc;
 
 use crewgraph_engine::run::{Clock, HttpFetch, IdSource, RandomIds, RunStore, SystemClock};
 use crewgraph_llm::LocalModel;
+use crewgraph_mcp::McpHost;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
 pub use batches::{forward_batches, RunBatch, WatchEnd, BATCH_WINDOW};
@@ -81,6 +82,8 @@ pub struct Api {
     crew_store: Option<Arc<dyn CrewStore>>,
     /// The local model, one server for every run of this API.
     local: Arc<LocalModel>,
+    /// The tool servers, started once for every run of this API.
+    tool_host: Arc<McpHost>,
     /// The runs going on in the background of this API (shared by its clones).
     live: Arc<LiveRuns>,
     /// Which crews it reaches, and how it names them.
@@ -100,6 +103,7 @@ impl Api {
             agents: None,
             crew_store: None,
             local: Arc::new(LocalModel::new()),
+            tool_host: Arc::new(McpHost::new(std::env::temp_dir().join("crewgraph-tool-logs"))),
             live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
             reach: Arc::new(Reach::Anywhere),
         }
@@ -111,9 +115,22 @@ impl Api {
         self
     }
 
-    /// Keeps everything in one SQLite store: runs, settings, runtime agents, crew revisions.
+    /// Keeps everything in one SQLite store: runs, settings, runtime agents, crew
+    /// revisions; tool servers write their logs to `tool-logs/` beside it.
     pub fn with_sqlite(self, store: Arc<crewgraph_store::SqliteStore>) -> Self {
-        self.with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone()).with_crew_store(store)
+        let logs = store.path().parent().unwrap_or(std::path::Path::new(".")).join("tool-logs");
+        self.with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone()).with_crew_store(store).with_tool_logs(logs)
+    }
+
+    /// Tool servers write their standard error to `<logs>/<server>.log`.
+    pub fn with_tool_logs(mut self, logs: impl Into<PathBuf>) -> Self {
+        self.tool_host = Arc::new(McpHost::new(logs));
+        self
+    }
+
+    /// Stops the tool servers this API started (when the process ends).
+    pub async fn stop_tool_servers(&self) {
+        self.tool_host.stop().await;
     }
 
     /// Keeps a revision of each saved crew in `crews`.

@@ -186,6 +186,7 @@ impl Api {
             clock: self.clock.clone(),
             ids: self.ids.clone(),
             http: self.http.clone(),
+            tool_host: Some(self.tool_host.clone()),
             notices,
             gatekeeper,
         })

@@ -74,6 +74,11 @@ pub fn describe(event: &RunEvent) -> Option<String> {
         EventKind::Token { .. } => return None,
         EventKind::ToolCall { name, arguments, .. } => format!("    tool {name} {arguments}"),
         EventKind::ToolResult { name, result, .. } => format!("    tool {name} answered: {}", result.lines().next().unwrap_or("")),
+        EventKind::ToolProgress { name, progress, total, message, .. } => {
+            let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
+            let said = message.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
+            format!("    tool {name} at {progress}{of}{said}")
+        }
         EventKind::AgentResponse { content, .. } => indent(content, 4),
         EventKind::SignalMatched { signal, level, behavior, target, payload, .. } => {
             let target = target.as_ref().map(|t| format!(" → {t}")).unwrap_or_default();

@@ -49,5 +49,6 @@ mod settings;
 mod shapes;
 mod soak;
 mod support;
+mod tools;
 mod traces;
 mod validate;

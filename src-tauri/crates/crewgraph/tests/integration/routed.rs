@@ -466,6 +466,7 @@ async fn an_interrupted_llm_run_resumes_with_its_workflow_and_the_agents_task() 
         clock: Arc::new(SteppingClock::new(START, 1000)),
         ids: Arc::new(SequentialIds::default()),
         http: None,
+        tool_host: None,
         notices: Vec::new(),
         gatekeeper: None,
     };
@@ -508,6 +509,7 @@ async fn a_gatekeeper_crew_without_a_gatekeeper_does_not_start() {
         clock: Arc::new(SteppingClock::new(START, 1)),
         ids: Arc::new(SequentialIds::default()),
         http: None,
+        tool_host: None,
         notices: Vec::new(),
         gatekeeper: None,
     };
@@ -600,6 +602,7 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         clock: Arc::new(SteppingClock::new(START, 1)),
         ids: Arc::new(SequentialIds::default()),
         http: None,
+        tool_host: None,
         notices: Vec::new(),
         gatekeeper: None,
     };

@@ -67,6 +67,7 @@ pub fn deps_with(llm: Arc<dyn LlmClient>) -> (RunDeps, Arc<MemoryStore>, Arc<Col
         clock: Arc::new(SteppingClock::new(START, 1)),
         ids: Arc::new(SequentialIds::default()),
         http: None,
+        tool_host: None,
         notices: Vec::new(),
         gatekeeper: None,
     };

@@ -323,7 +323,8 @@ pub struct HttpGetFile {
     pub allow: Vec<String>,
 }
 
-/// One MCP server: the command that starts it.
+/// One MCP server (`docs/tools.md`): a `command` to start (with `args`, `env`,
+/// `cwd`) or a `url` to reach (with `headers`), and how long a call may take.
 #[derive(Debug, Default, Deserialize, Serialize, TS)]
 #[ts(export, rename = "ServerSpec", optional_fields)]
 pub struct ServerFile {
@@ -331,6 +332,73 @@ pub struct ServerFile {
     #[serde(default)]
     #[ts(as = "Option<Vec<String>>")]
     pub args: Vec<String>,
+    /// Environment variables of the child process.
+    #[ts(as = "Option<std::collections::BTreeMap<String, ServerValueFile>>")]
+    pub env: Option<Entries<Spanned<String>, ServerValueFile>>,
+    pub cwd: Option<String>,
+    #[ts(as = "Option<String>")]
+    pub url: Option<Spanned<String>>,
+    /// Headers of every request to a `url` server.
+    #[ts(as = "Option<std::collections::BTreeMap<String, ServerValueFile>>")]
+    pub headers: Option<Entries<Spanned<String>, ServerValueFile>>,
+    /// The most one call may take: `60s`, `2m`, or a number of seconds (default 60s).
+    #[ts(as = "Option<String>")]
+    pub timeout: Option<Spanned<String>>,
+}
+
+/// A value of `env` or `headers`: text as it is, or `{key: NAME, prefix?}` — a key
+/// kept in the OS keyring or the environment, so no secret stands in the file.
+#[derive(Debug, Serialize, TS)]
+#[serde(untagged)]
+#[ts(export, rename = "ServerValueSpec")]
+pub enum ServerValueFile {
+    Key {
+        key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        prefix: Option<String>,
+    },
+    Text(String),
+}
+
+impl<'de> Deserialize<'de> for ServerValueFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ValueVisitor;
+        impl<'de> Visitor<'de> for ValueVisitor {
+            type Value = ServerValueFile;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a text, or {key: NAME} naming a key kept in the OS keyring or the environment")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(ServerValueFile::Text(text.to_owned()))
+            }
+            fn visit_bool<E: de::Error>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(ServerValueFile::Text(value.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+                Ok(ServerValueFile::Text(value.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+                Ok(ServerValueFile::Text(value.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
+                Ok(ServerValueFile::Text(value.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut key, mut prefix) = (None, None);
+                while let Some(name) = map.next_key::<String>()? {
+                    match name.as_str() {
+                        "key" => key = Some(map.next_value::<String>()?),
+                        "prefix" => prefix = Some(map.next_value::<String>()?),
+                        other => return Err(de::Error::unknown_field(other, &["key", "prefix"])),
+                    }
+                }
+                let key = key.filter(|k| !k.trim().is_empty()).ok_or_else(|| de::Error::missing_field("key"))?;
+                Ok(ServerValueFile::Key { key, prefix })
+            }
+        }
+        deserializer.deserialize_any(ValueVisitor)
+    }
 }
 
 impl<K: Serialize, V: Serialize> Serialize for Entries<K, V> {

@@ -24,13 +24,14 @@ use super::context::{self, Bounds, Fitter};
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
 use super::loops;
-use super::message::{Message, Role};
+use super::message::{Message, Role, ToolCall};
 use super::prompt;
 use super::sink::EventSink;
 use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
 use super::time::{Clock, IdSource};
+use super::tool_host::{ToolHost, ToolProgress};
 use super::tools::{HttpFetch, Tools};
-use crate::crew::{Crew, ModelSpec, OnLoop, Strategy};
+use crate::crew::{Agent, Crew, ModelSpec, OnLoop, Strategy};
 use crate::ids::{AgentId, GroupId, RunId};
 use crate::routing::decider::{RouteDecider, WorkflowStep};
 use crate::routing::llm::LlmRouter;
@@ -49,6 +50,8 @@ pub struct RunDeps {
     pub ids: Arc<dyn IdSource>,
     /// For the `http_get` tool; None = not available.
     pub http: Option<Arc<dyn HttpFetch>>,
+    /// For the tools of the crew's MCP servers; None = agents that use them cannot run.
+    pub tool_host: Option<Arc<dyn ToolHost>>,
     /// Sentences for the person about how this run is made (the local model standing
     /// in for an unconfigured one), given as `warning` events when it starts or resumes.
     pub notices: Vec<String>,
@@ -261,7 +264,8 @@ impl<'a> Run<'a> {
         snapshot: RunSnapshot,
         history: Vec<Message>,
     ) -> Self {
-        let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone());
+        let tools = Tools::new(deps.clock.clone(), deps.http.clone(), crew.http_allow.clone())
+            .with_servers(crew.tool_servers.clone(), deps.tool_host.clone());
         let decider = match crew.routing.strategy {
             Strategy::Llm => {
                 let router = LlmRouter::new(deps.llm.clone(), crew.routing.router_model.as_deref())
@@ -572,21 +576,36 @@ impl<'a> Run<'a> {
             self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}' is not in the crew")));
             return None;
         };
-        let setup = self
-            .setups
-            .entry((agent_id.clone(), with_signals))
-            .or_insert_with(|| AgentSetup {
-                system: Arc::from(if with_signals {
-                    prompt::system_prompt(self.crew, agent_id.as_str())
-                } else {
-                    agent.system_prompt.clone()
-                }),
-                tools: Arc::from(Tools::specs(agent)),
-                signals: Arc::from(if with_signals { prompt::ending_signals(self.crew, agent_id.as_str()) } else { Vec::new() }),
-                model: agent.model_spec().map(Arc::new),
-                backup: agent.backup.clone().map(Arc::new),
-            })
-            .clone();
+        let key = (agent_id.clone(), with_signals);
+        let setup = match self.setups.get(&key) {
+            Some(setup) => setup.clone(),
+            None => {
+                let tools = match self.tools.specs(agent, self.cancel).await {
+                    Ok(tools) => tools,
+                    Err(_) if self.cancel.is_cancelled() => {
+                        self.finish(RunStatus::Cancelled, None);
+                        return None;
+                    }
+                    Err(error) => {
+                        self.finish(RunStatus::Failed, Some(format!("agent '{agent_id}': {error}")));
+                        return None;
+                    }
+                };
+                let setup = AgentSetup {
+                    system: Arc::from(if with_signals {
+                        prompt::system_prompt(self.crew, agent_id.as_str())
+                    } else {
+                        agent.system_prompt.clone()
+                    }),
+                    tools: Arc::from(tools),
+                    signals: Arc::from(if with_signals { prompt::ending_signals(self.crew, agent_id.as_str()) } else { Vec::new() }),
+                    model: agent.model_spec().map(Arc::new),
+                    backup: agent.backup.clone().map(Arc::new),
+                };
+                self.setups.insert(key, setup.clone());
+                setup
+            }
+        };
         let mut bounds = Bounds::of(agent, &self.crew.settings);
         let mut rounds = 0;
         let mut used = None;
@@ -670,18 +689,49 @@ impl<'a> Run<'a> {
             asked.tool_calls = reply.tool_calls.clone();
             self.add(asked);
             for call in &reply.tool_calls {
-                self.event(EventKind::ToolCall { agent: agent_id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
-                let result = match self.tools.call(agent, call, self.cancel).await {
+                let name = self.tools.display(&call.name);
+                self.event(EventKind::ToolCall { agent: agent_id.clone(), name: name.clone(), arguments: call.arguments.clone() });
+                let result = match self.call_tool(agent, call, &name).await {
                     Ok(result) => result,
                     Err(error) => {
-                        self.event(EventKind::Warning { message: format!("{agent_id}'s call of {}: {error}", call.name) });
+                        self.event(EventKind::Warning { message: format!("{agent_id}'s call of {name}: {error}") });
                         format!("error: {error}")
                     }
                 };
-                self.event(EventKind::ToolResult { agent: agent_id.clone(), name: call.name.clone(), result: result.clone() });
+                if self.cancel.is_cancelled() {
+                    self.finish(RunStatus::Cancelled, None);
+                    return None;
+                }
+                self.event(EventKind::ToolResult { agent: agent_id.clone(), name, result: result.clone() });
                 self.add(Message::tool(agent_id, call, result));
             }
             rounds += 1;
+        }
+    }
+
+    /// Calls a tool, turning what its server says of its progress into
+    /// `tool_progress` events as it comes.
+    async fn call_tool(&mut self, agent: &Agent, call: &ToolCall, name: &str) -> Result<String, String> {
+        let tools = self.tools.clone();
+        let cancel = self.cancel;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ToolProgress>();
+        let progress = move |p: ToolProgress| {
+            let _ = tx.send(p);
+        };
+        let result = tools.call(agent, call, &progress, cancel);
+        tokio::pin!(result);
+        loop {
+            tokio::select! {
+                biased;
+                Some(p) = rx.recv() => self.event(EventKind::ToolProgress {
+                    agent: agent.id.clone(),
+                    name: name.to_owned(),
+                    progress: p.progress,
+                    total: p.total,
+                    message: p.message,
+                }),
+                result = &mut result => return result,
+            }
         }
     }
 

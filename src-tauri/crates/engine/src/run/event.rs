@@ -102,6 +102,16 @@ pub enum EventKind {
     },
     /// A tool's answer (or its error).
     ToolResult { agent: AgentId, name: String, result: String },
+    /// A tool server's word on a call still going on (MCP progress).
+    ToolProgress {
+        agent: AgentId,
+        name: String,
+        progress: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// An agent's whole reply, with the tokens its turn used when the provider said
     /// (all its calls of the turn together; none in Simulate mode).
     AgentResponse {
@@ -175,6 +185,7 @@ impl EventKind {
             EventKind::Token { .. } => "token",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ToolResult { .. } => "tool_result",
+            EventKind::ToolProgress { .. } => "tool_progress",
             EventKind::AgentResponse { .. } => "agent_response",
             EventKind::SignalMatched { .. } => "signal_matched",
             EventKind::Handoff { .. } => "handoff",

@@ -25,6 +25,7 @@ pub mod routed;
 pub mod sink;
 pub mod store;
 pub mod time;
+pub mod tool_host;
 pub mod tools;
 
 pub use driver::{resume_run, start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
@@ -35,4 +36,5 @@ pub use message::{Message, Role, ToolCall};
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Turn};
 pub use time::{Clock, IdSource, RandomIds, SequentialIds, SteppingClock, SystemClock, Timestamp};
+pub use tool_host::{ServerTool, ToolHost, ToolOutput, ToolProgress};
 pub use tools::{HttpFetch, Tools};

@@ -33,6 +33,7 @@ enum Update {
     Trimmed(u32),
     ToolCall(ToolCall),
     ToolResult(String, String),
+    ToolProgress(String, super::tool_host::ToolProgress),
     Warning(String),
 }
 
@@ -166,6 +167,9 @@ impl Progress {
                 self.flush(run, members, i);
                 run.event(EventKind::ToolCall { agent, name: call.name, arguments: call.arguments });
             }
+            Update::ToolProgress(name, p) => {
+                run.event(EventKind::ToolProgress { agent, name, progress: p.progress, total: p.total, message: p.message })
+            }
             Update::Trimmed(dropped) => run.event(EventKind::HistoryTrimmed { agent, dropped }),
             Update::ToolResult(name, result) => run.event(EventKind::ToolResult { agent, name, result }),
             Update::Warning(message) => run.event(EventKind::Warning { message }),
@@ -203,7 +207,11 @@ impl Member<'_> {
     async fn work(mut self) -> Ended {
         self.say(Update::Started);
         let system = self.agent.system_prompt.clone();
-        let specs = Tools::specs(self.agent);
+        let specs = match self.tools.specs(self.agent, &self.cancel).await {
+            Ok(specs) => specs,
+            Err(_) if self.cancel.is_cancelled() => return Ended::Cancelled,
+            Err(error) => return Ended::Failed(error),
+        };
         let model = self.agent.model_spec();
         let mut rounds = 0;
         let mut used = None;
@@ -257,15 +265,24 @@ impl Member<'_> {
             asked.tool_calls = reply.tool_calls.clone();
             self.history.push(asked);
             for call in reply.tool_calls {
-                self.say(Update::ToolCall(call.clone()));
-                let result = match self.tools.call(self.agent, &call, &self.cancel).await {
+                let name = self.tools.display(&call.name);
+                self.say(Update::ToolCall(ToolCall { name: name.clone(), ..call.clone() }));
+                let (tx, index) = (self.tx.clone(), self.index);
+                let heard = name.clone();
+                let progress = move |p: super::tool_host::ToolProgress| {
+                    let _ = tx.send((index, Update::ToolProgress(heard.clone(), p)));
+                };
+                let result = match self.tools.call(self.agent, &call, &progress, &self.cancel).await {
                     Ok(result) => result,
                     Err(error) => {
-                        self.say(Update::Warning(format!("{}'s call of {}: {error}", self.agent.id, call.name)));
+                        self.say(Update::Warning(format!("{}'s call of {name}: {error}", self.agent.id)));
                         format!("error: {error}")
                     }
                 };
-                self.say(Update::ToolResult(call.name.clone(), result.clone()));
+                if self.cancel.is_cancelled() {
+                    return Ended::Cancelled;
+                }
+                self.say(Update::ToolResult(name, result.clone()));
                 self.history.push(Message::tool(&self.agent.id, &call, result));
             }
             rounds += 1;

@@ -22,10 +22,11 @@ use marked_yaml::{Span, Spanned};
 use unicode_normalization::char::is_combining_mark;
 
 use crate::crew::{
-    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, Routing, Settings, Strategy, ToolServer, DEFAULT_MAX_ITERATIONS,
+    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, Routing, ServerTransport, ServerValue, Settings, Strategy,
+    ToolServer, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_TIMEOUT,
 };
 use crate::diagnostic::{Problem, Subject};
-use crate::file::{is_null, AgentFile, CrewFile, ModelFile};
+use crate::file::{is_null, AgentFile, CrewFile, Entries, ModelFile, ServerValueFile};
 use crate::ids::AgentId;
 use crate::report::Report;
 use crate::signal::SignalMatcher;
@@ -372,14 +373,67 @@ fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
     let Some(servers) = file.tools.as_ref().and_then(|t| t.servers.as_ref()) else { return Vec::new() };
     let mut out = Vec::new();
     for (name, server) in &servers.0 {
-        match server.command.as_ref().filter(|c| !c.trim().is_empty()) {
-            Some(command) => out.push(ToolServer { name: name.to_string(), command: command.clone(), args: server.args.clone() }),
-            None => {
-                report.at(name.span(), Problem::MissingField { field: format!("tools.servers.{}.command", name.as_str()) }, Subject::Crew)
-            }
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            report.at(name.span(), Problem::ToolServerBadName { server: name.to_string() }, Subject::Crew);
+            continue;
         }
+        let field = |key: &str| format!("tools.servers.{}.{key}", name.as_str());
+        let timeout = match &server.timeout {
+            Some(value) => match duration_field(value, &field("timeout"), Subject::Crew, report) {
+                Some(timeout) => timeout,
+                None => continue,
+            },
+            None => DEFAULT_TOOL_TIMEOUT,
+        };
+        let command = server.command.as_ref().filter(|c| !c.trim().is_empty());
+        let transport = match (command, &server.url) {
+            (Some(_), Some(_)) => {
+                report.at(name.span(), Problem::ToolServerTwoWays { server: name.to_string() }, Subject::Crew);
+                continue;
+            }
+            (Some(command), None) => ServerTransport::Stdio {
+                command: command.clone(),
+                args: server.args.clone(),
+                env: server_values(server.env.as_ref()),
+                cwd: server.cwd.clone().filter(|c| !c.trim().is_empty()),
+            },
+            (None, Some(url)) => {
+                if !is_web_address(url) || url_has_credentials(url) {
+                    let problem = Problem::ToolServerBadUrl { server: name.to_string(), url: url.to_string() };
+                    report.at(url.span(), problem, Subject::Crew);
+                    continue;
+                }
+                ServerTransport::Http { url: url.trim().to_owned(), headers: server_values(server.headers.as_ref()) }
+            }
+            (None, None) => {
+                report.at(name.span(), Problem::MissingField { field: field("command") }, Subject::Crew);
+                continue;
+            }
+        };
+        out.push(ToolServer { name: name.to_string(), transport, timeout });
     }
     out
+}
+
+fn server_values(values: Option<&Entries<Spanned<String>, ServerValueFile>>) -> Vec<(String, ServerValue)> {
+    let Some(values) = values else { return Vec::new() };
+    values
+        .0
+        .iter()
+        .map(|(name, value)| {
+            let value = match value {
+                ServerValueFile::Text(text) => ServerValue::Text(text.clone()),
+                ServerValueFile::Key { key, prefix } => ServerValue::Key { name: key.clone(), prefix: prefix.clone().unwrap_or_default() },
+            };
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
+/// A user or password before the host (`https://me:secret@host/`).
+fn url_has_credentials(url: &str) -> bool {
+    let rest = url.trim().split_once("://").map_or("", |(_, rest)| rest);
+    rest.split(['/', '?', '#']).next().is_some_and(|authority| authority.contains('@'))
 }
 
 #[cfg(test)]

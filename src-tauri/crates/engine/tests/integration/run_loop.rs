@@ -55,6 +55,7 @@ impl Bench {
             clock: self.clock.clone(),
             ids: self.ids.clone(),
             http: None,
+            tool_host: None,
             notices: Vec::new(),
             gatekeeper: None,
         }

@@ -246,3 +246,84 @@ routing:
     let message = "warning: agent 'listener' has no way out (no signal, no handoff target, not terminal)";
     assert_eq!(all(&load(&routed)), [at(&routed, "listener\n", message)]);
 }
+
+#[test]
+fn tool_servers_are_read_with_their_environment_headers_and_timeout() {
+    use crewgraph_engine::crew::{ServerTransport, ServerValue};
+    let yaml = r#"entry_point: a
+agents:
+  - id: a
+    is_terminal: true
+    tools: [files.read_text_file, web.*]
+tools:
+  servers:
+    files:
+      command: npx
+      args: [-y, "@modelcontextprotocol/server-filesystem", /tmp/notes]
+      env:
+        TOKEN: { key: files_token }
+        PORT: 8080
+      cwd: /tmp
+      timeout: 10s
+    web:
+      url: https://example.org/mcp
+      headers:
+        Authorization: { key: web, prefix: "Bearer " }
+"#;
+    let crew = valid(yaml);
+    let [files, web] = &crew.tool_servers[..] else { panic!("two servers: {:?}", crew.tool_servers) };
+    assert_eq!(files.timeout, std::time::Duration::from_secs(10));
+    let ServerTransport::Stdio { command, args, env, cwd } = &files.transport else { panic!("stdio") };
+    assert_eq!((command.as_str(), args.len(), cwd.as_deref()), ("npx", 3, Some("/tmp")));
+    assert_eq!(env[0], ("TOKEN".into(), ServerValue::Key { name: "files_token".into(), prefix: String::new() }));
+    assert_eq!(env[1], ("PORT".into(), ServerValue::Text("8080".into())));
+    let ServerTransport::Http { url, headers } = &web.transport else { panic!("http") };
+    assert_eq!(url, "https://example.org/mcp");
+    assert_eq!(headers[0].1, ServerValue::Key { name: "web".into(), prefix: "Bearer ".into() });
+    assert_eq!(web.timeout, std::time::Duration::from_secs(60));
+    assert_eq!(files.describe(), "npx -y @modelcontextprotocol/server-filesystem /tmp/notes");
+}
+
+#[test]
+fn a_tool_server_that_cannot_be_started_or_reached_is_an_error_at_its_line() {
+    let yaml = r#"entry_point: a
+agents:
+  - id: a
+    is_terminal: true
+tools:
+  servers:
+    "bad name":
+      command: x
+    both:
+      command: x
+      url: https://x.org/mcp
+    creds:
+      url: https://me:pw@x.org/mcp
+    ftp:
+      url: ftp://x.org/
+    slow:
+      command: x
+      timeout: soon
+    none:
+      args: [x]
+"#;
+    assert_eq!(
+        all(&load(yaml)),
+        [
+            at(yaml, "\"bad name\"", "tool server name 'bad name' may hold only letters, digits, '-' and '_'"),
+            at(yaml, "both:", "tool server 'both' has both a command and a url; give one"),
+            at(
+                yaml,
+                "https://me",
+                "tools.servers.creds.url 'https://me:pw@x.org/mcp' is not an http:// or https:// address without a user or password"
+            ),
+            at(yaml, "ftp://", "tools.servers.ftp.url 'ftp://x.org/' is not an http:// or https:// address without a user or password"),
+            at(yaml, "soon", "'tools.servers.slow.timeout' is not a duration: 'soon' (write it like 30s or 2m)"),
+            at(yaml, "none:", "missing required field 'tools.servers.none.command'"),
+        ]
+    );
+    let secret_slot = "entry_point: a\nagents:\n  - id: a\n    is_terminal: true\ntools:\n  servers:\n    s:\n      command: x\n      env:\n        T: [1]\n";
+    let said = all(&load(secret_slot));
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("should be a text, or {key: NAME}"), "{said:?}");
+}

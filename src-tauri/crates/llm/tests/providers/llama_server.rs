@@ -349,6 +349,7 @@ async fn a_request_the_server_refuses_as_too_long_is_trimmed_to_the_window_it_sa
             clock: Arc::new(SystemClock),
             ids: Arc::new(SequentialIds::default()),
             http: None,
+            tool_host: None,
             notices: Vec::new(),
             gatekeeper: None,
         };

@@ -258,6 +258,8 @@ pub fn every_event_kind() -> Vec<EventKind> {
         EventKind::HistoryTrimmed { agent: a.clone(), dropped: 4 },
         EventKind::Paused { agent: a.clone(), signal: Some(SignalName::from("[ASK]")) },
         EventKind::Paused { agent: a.clone(), signal: None },
+        EventKind::ToolProgress { agent: a.clone(), name: "files.read_text_file".into(), progress: 2.0, total: Some(5.0), message: None },
+        EventKind::ToolProgress { agent: a.clone(), name: "clock.wait".into(), progress: 0.5, total: None, message: Some("half".into()) },
         EventKind::Resumed { agent: a.clone(), input: "go on".into() },
         EventKind::Warning { message: "target 'ghost' does not exist".into() },
         EventKind::LoopDetected { agents: vec![a.clone(), AgentId::from("student")], repeats: 3 },
@@ -293,11 +295,12 @@ pub fn variant(kind: &EventKind) -> usize {
         EventKind::Warning { .. } => 14,
         EventKind::LoopDetected { .. } => 15,
         EventKind::RunFinished { .. } => 16,
+        EventKind::ToolProgress { .. } => 17,
     }
 }
 
 /// How many variants [`variant`] knows.
-pub const VARIANTS: usize = 17;
+pub const VARIANTS: usize = 18;
 
 /// One message of each shape the history holds.
 pub fn every_message_shape() -> Vec<Message> {

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the MCP servers the tool tests talk to (docs/tools.md), pinned, into
+# .tools/mcp: from npm @modelcontextprotocol/server-everything and server-filesystem
+# (.tools/mcp/node_modules), from PyPI mcp-server-time (.tools/mcp/venv). Quick when
+# they are there already.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir="$root/.tools/mcp"
+npm_packages=(
+  "@modelcontextprotocol/server-everything@2026.8.31"
+  "@modelcontextprotocol/server-filesystem@2026.8.31"
+)
+time_version=2026.10.19
+stamp="$dir/.installed-$(printf '%s ' "${npm_packages[@]}" "mcp-server-time==$time_version" | sha256sum | cut -c1-16)"
+
+[ -e "$stamp" ] && exit 0
+echo "Installing the MCP servers the tool tests use into $dir"
+mkdir -p "$dir"
+[ -f "$dir/package.json" ] || echo '{"name": "crewgraph-test-mcp-servers", "private": true}' > "$dir/package.json"
+npm install --prefix "$dir" --no-audit --no-fund --save-exact "${npm_packages[@]}"
+python3 -m venv "$dir/venv"
+"$dir/venv/bin/pip" install -q --disable-pip-version-check "mcp-server-time==$time_version"
+rm -f "$dir"/.installed-*
+touch "$stamp"

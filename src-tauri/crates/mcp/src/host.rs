@@ -1,0 +1,130 @@
+//! The tool servers of one process: each started on first use, shared by every run
+//! (and the window's checks), restarted once if it dies, stopped when the host is
+//! dropped or [`McpHost::stop`]ped. A server is known by its whole declaration, so
+//! two crews naming different programs `files` get two servers.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use crewgraph_engine::crew::ToolServer;
+use crewgraph_engine::run::{ServerTool, ToolHost, ToolOutput, ToolProgress};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::connection::{seconds, start, Connection};
+
+/// The longest a server may take to start and answer `initialize`.
+pub const START_LIMIT: Duration = Duration::from_secs(30);
+
+/// Starts, keeps and calls tool servers.
+pub struct McpHost {
+    logs: PathBuf,
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+/// One server's place: its connection once started, and whether it was restarted.
+#[derive(Default)]
+struct Slot {
+    running: tokio::sync::Mutex<Running>,
+}
+
+#[derive(Default)]
+struct Running {
+    connection: Option<Arc<Connection>>,
+    /// It died once and was started again.
+    restarted: bool,
+}
+
+impl McpHost {
+    /// A host whose servers write their standard error to `<logs>/<server>.log`.
+    pub fn new(logs: impl Into<PathBuf>) -> Self {
+        McpHost { logs: logs.into(), slots: Mutex::new(HashMap::new()) }
+    }
+
+    /// Where the servers' logs go.
+    pub fn logs(&self) -> &Path {
+        &self.logs
+    }
+
+    /// Stops every server started so far.
+    pub async fn stop(&self) {
+        let slots: Vec<Arc<Slot>> = self.slots.lock().map(|mut slots| slots.drain().map(|(_, s)| s).collect()).unwrap_or_default();
+        for slot in slots {
+            if let Some(connection) = slot.running.lock().await.connection.take() {
+                if let Ok(connection) = Arc::try_unwrap(connection) {
+                    connection.stop().await;
+                }
+            }
+        }
+    }
+
+    /// The running connection to `server`, started (or restarted once) as needed.
+    async fn connection(&self, server: &ToolServer, cancel: &CancellationToken) -> Result<Arc<Connection>, String> {
+        let slot = {
+            let mut slots = self.slots.lock().map_err(|_| named(server, "cannot be reached (a defect: the list of servers broke)"))?;
+            slots.entry(format!("{:?}", server)).or_default().clone()
+        };
+        let mut running = slot.running.lock().await;
+        if let Some(connection) = &running.connection {
+            if !connection.is_closed() {
+                return Ok(connection.clone());
+            }
+            if running.restarted {
+                return Err(named(server, "stopped again after it was restarted once, so it is not started a third time"));
+            }
+            tracing::warn!(server = %server.name, "tool server stopped; starting it again");
+            running.restarted = true;
+            running.connection = None;
+        }
+        let limit = START_LIMIT.min(server.timeout.max(Duration::from_secs(1)));
+        let started = tokio::select! {
+            _ = cancel.cancelled() => return Err(named(server, "was not started: the run was stopped")),
+            started = tokio::time::timeout(limit, start(server, &self.logs)) => started,
+        };
+        let connection = match started {
+            Err(_) => {
+                let log = self.logs.join(format!("{}.log", server.name));
+                let log = if log.exists() { format!(" (its log: {})", log.display()) } else { String::new() };
+                return Err(named(server, &format!("did not answer MCP's 'initialize' within {}{log}", seconds(limit))));
+            }
+            Ok(Err(why)) => return Err(named(server, &why)),
+            Ok(Ok(connection)) => Arc::new(connection),
+        };
+        running.connection = Some(connection.clone());
+        Ok(connection)
+    }
+}
+
+#[async_trait]
+impl ToolHost for McpHost {
+    async fn tools(&self, server: &ToolServer, cancel: &CancellationToken) -> Result<Vec<ServerTool>, String> {
+        let connection = self.connection(server, cancel).await?;
+        tokio::select! {
+            _ = cancel.cancelled() => Err(named(server, "was not asked for its tools: the run was stopped")),
+            listed = tokio::time::timeout(server.timeout, connection.tools()) => match listed {
+                Err(_) => Err(named(server, &format!("did not list its tools within {}", seconds(server.timeout)))),
+                Ok(listed) => listed.map_err(|why| named(server, &why)),
+            },
+        }
+    }
+
+    async fn call(
+        &self,
+        server: &ToolServer,
+        tool: &str,
+        arguments: &Value,
+        progress: &(dyn Fn(ToolProgress) + Send + Sync),
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutput, String> {
+        let connection = self.connection(server, cancel).await?;
+        connection.call(server, tool, arguments, progress, cancel).await.map_err(|why| named(server, &why))
+    }
+}
+
+/// `the tool server 'files' <what>`.
+fn named(server: &ToolServer, what: &str) -> String {
+    format!("the tool server '{}' {what}", server.name)
+}
