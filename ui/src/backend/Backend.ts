@@ -4,6 +4,7 @@
 // once for both (operations.ts), typed by the generated operation table. index.ts
 // picks one.
 import type { ApiErrorCode } from "../bindings/ApiErrorCode";
+import type { ApproveToolCall } from "../bindings/ApproveToolCall";
 import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
@@ -91,6 +92,9 @@ export interface Backend {
   watchRun(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
   /** Resumes a paused run with the person's answer; events after `after` on `onBatch`. */
   resumeRun(runId: string, request: Omit<ResumeRun, "id">, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  /** Answers the tool call a paused run waits on (allow once, for the run, or deny)
+   * and watches it go on; events after `after` on `onBatch`. */
+  approveToolCall(runId: string, request: Omit<ApproveToolCall, "id">, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
   /** Stops a run going on (it ends `cancelled`). */
   cancelRun(runId: string): Promise<void>;
   /** Past runs. */

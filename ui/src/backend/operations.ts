@@ -61,6 +61,10 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
       await call("resume_run", { ...request, id: runId });
       await watch(runId, after, onBatch);
     },
+    async approveToolCall(runId, request, after, onBatch) {
+      await call("approve_tool_call", { ...request, id: runId });
+      await watch(runId, after, onBatch);
+    },
     async cancelRun(id) {
       await call("cancel_run", { id });
     },

@@ -16,7 +16,11 @@ provider?: string,
 /**
  * Go engine (deprecated there): the provider's base URL.
  */
-provider_url?: string, primary?: AgentModelSpec, backup?: AgentModelSpec, temperature?: number, tools?: Array<string>, handoff_targets?: Array<string>, is_terminal?: boolean, wait_for_signal?: boolean, 
+provider_url?: string, primary?: AgentModelSpec, backup?: AgentModelSpec, temperature?: number, tools?: Array<string>, 
+/**
+ * This agent's tool rules (as `tools.policy`), before the crew's.
+ */
+tool_policy?: { [key in string]: string }, handoff_targets?: Array<string>, is_terminal?: boolean, wait_for_signal?: boolean, 
 /**
  * The most of the history (in estimated tokens) this agent is shown.
  */

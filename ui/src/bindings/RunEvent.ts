@@ -7,6 +7,7 @@ import type { RunId } from "./RunId";
 import type { RunStatus } from "./RunStatus";
 import type { SignalName } from "./SignalName";
 import type { Strategy } from "./Strategy";
+import type { ToolDecision } from "./ToolDecision";
 import type { Usage } from "./Usage";
 
 /**
@@ -16,7 +17,11 @@ export type RunEvent = { run_id: RunId,
 /**
  * 0, 1, 2 … within the run, without gaps.
  */
-seq: number, timestamp: string, } & ({ "type": "run_started", crew: string, input: string, } | { "type": "agent_started", agent: AgentId, step: number, } | { "type": "token", agent: AgentId, text: string, } | { "type": "tool_call", agent: AgentId, name: string, arguments: unknown, } | { "type": "tool_result", agent: AgentId, name: string, result: string, } | { "type": "tool_progress", agent: AgentId, name: string, progress: number, total?: number | null, message?: string | null, } | { "type": "agent_response", agent: AgentId, content: string, usage?: Usage | null, } | { "type": "signal_matched", agent: AgentId, signal: SignalName, level: MatchLevel, behavior: Behavior, 
+seq: number, timestamp: string, } & ({ "type": "run_started", crew: string, input: string, } | { "type": "agent_started", agent: AgentId, step: number, } | { "type": "token", agent: AgentId, text: string, } | { "type": "tool_call", agent: AgentId, name: string, arguments: unknown, } | { "type": "tool_result", agent: AgentId, name: string, result: string, } | { "type": "tool_approval_requested", agent: AgentId, 
+/**
+ * This call's id in the run (`call-<its reply's place in the history>-<its place in the reply>`).
+ */
+call_id: string, name: string, arguments: unknown, } | { "type": "tool_approval", call_id: string, decision: ToolDecision, reason?: string | null, } | { "type": "tool_progress", agent: AgentId, name: string, progress: number, total?: number | null, message?: string | null, } | { "type": "agent_response", agent: AgentId, content: string, usage?: Usage | null, } | { "type": "signal_matched", agent: AgentId, signal: SignalName, level: MatchLevel, behavior: Behavior, 
 /**
  * The agent or group it leads to; null for terminate (and a pause without one).
  */

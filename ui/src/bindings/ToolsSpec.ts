@@ -6,4 +6,8 @@ import type { ServerSpec } from "./ServerSpec";
  * The top-level `tools:` section: the built-in `http_get`'s allow-list, and MCP
  * servers whose tools agents may use.
  */
-export type ToolsSpec = { http_get?: HttpGetSpec, servers?: { [key in string]: ServerSpec }, };
+export type ToolsSpec = { http_get?: HttpGetSpec, servers?: { [key in string]: ServerSpec }, 
+/**
+ * Tool (`server.tool`, `server.*`, a built-in name) → `allow`, `ask` or `deny`.
+ */
+policy?: { [key in string]: string }, };

@@ -21,6 +21,7 @@ import type { MatchLevel } from "../bindings/MatchLevel";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { RunStatus } from "../bindings/RunStatus";
 import type { Strategy } from "../bindings/Strategy";
+import type { ToolDecision } from "../bindings/ToolDecision";
 import type { Usage } from "../bindings/Usage";
 
 /** One event type of RunEvent, with its run, seq and timestamp. */
@@ -37,6 +38,21 @@ export type ToolUse = {
   seq: number;
   /** What the tool's server last said of a call still going on (MCP progress). */
   progress?: ToolProgressNote | null;
+  /** The call waits for the person to allow it (its tool asks). */
+  waiting?: boolean;
+  /** The person's answer, when the call asked for one. */
+  decision?: ToolDecision | null;
+  /** Why, when they said. */
+  reason?: string | null;
+};
+
+/** A tool call the run waits on: the person allows it or not. */
+export type ApprovalWait = {
+  agent: string;
+  callId: string;
+  name: string;
+  arguments: unknown;
+  seq: number;
 };
 
 /** A tool server's word on a call still going on. */
@@ -204,6 +220,8 @@ export type RunView = {
   afterGroup: string | null;
   /** Tokens and time, per agent and for the run. */
   usage: RunUsage;
+  /** The tool call the run waits on, until the person answers. */
+  approval: ApprovalWait | null;
 };
 
 /** The key of an arrow in `RunView.edges`: ids without their `agent:` / `group:`
@@ -238,6 +256,7 @@ export function emptyRun(runId = ""): RunView {
     group: null,
     afterGroup: null,
     usage: { agents: {}, total: noUsage },
+    approval: null,
   };
 }
 
@@ -316,6 +335,20 @@ function fold(state: RunView, event: RunEvent): RunView {
         tools: [...turn.tools, { name: event.name, arguments: event.arguments, result: null, seq: event.seq }],
         asking: false,
       }));
+    case "tool_approval_requested": {
+      const approval: ApprovalWait = { agent: event.agent, callId: event.call_id, name: event.name, arguments: event.arguments, seq: event.seq };
+      const waiting = updateTurn(s, event, (turn) => ({ ...turn, tools: onFirstOpen(turn.tools, event.name, (tool) => ({ ...tool, waiting: true })) }));
+      return { ...waiting, approval, agents: { ...waiting.agents, [event.agent]: "waiting" } };
+    }
+    case "tool_approval": {
+      const asked = s.approval?.callId === event.call_id ? s.approval : null;
+      if (!asked) return s;
+      const decided = updateTurn({ ...s, approval: null }, { ...event, agent: asked.agent }, (turn) => ({
+        ...turn,
+        tools: onFirstOpen(turn.tools, asked.name, (tool) => ({ ...tool, waiting: false, decision: event.decision, reason: event.reason ?? null })),
+      }));
+      return { ...decided, agents: { ...decided.agents, [asked.agent]: "active" } };
+    }
     case "tool_progress":
       return updateTurn(s, event, (turn) => ({ ...turn, tools: withProgress(turn.tools, event) }));
     case "tool_result":
@@ -625,9 +658,18 @@ function replaceTurn(turns: Turn[], turn: Turn): Turn[] {
   return next;
 }
 
-/** What the server said of the tool's latest call still going on. */
+/** `change` applied to the first call of tool `name` without a result. */
+function onFirstOpen(tools: ToolUse[], name: string, change: (tool: ToolUse) => ToolUse): ToolUse[] {
+  const at = tools.findIndex((tool) => tool.name === name && tool.result === null);
+  if (at < 0) return tools;
+  const next = tools.slice();
+  next[at] = change(tools[at]);
+  return next;
+}
+
+/** What the server said of the tool's call going on (its first without a result). */
 function withProgress(tools: ToolUse[], event: EventOf<"tool_progress">): ToolUse[] {
-  for (let i = tools.length - 1; i >= 0; i--) {
+  for (let i = 0; i < tools.length; i++) {
     if (tools[i].name === event.name && tools[i].result === null) {
       const next = tools.slice();
       next[i] = { ...tools[i], progress: { progress: event.progress, total: event.total ?? null, message: event.message ?? null } };
@@ -637,9 +679,10 @@ function withProgress(tools: ToolUse[], event: EventOf<"tool_progress">): ToolUs
   return tools;
 }
 
-/** The tool's result on its latest call still waiting for one. */
+/** The tool's result on its first call still waiting for one (a reply's calls are
+ * announced together, then answered in order). */
 function withResult(tools: ToolUse[], event: EventOf<"tool_result">): ToolUse[] {
-  for (let i = tools.length - 1; i >= 0; i--) {
+  for (let i = 0; i < tools.length; i++) {
     if (tools[i].name === event.name && tools[i].result === null) {
       const next = tools.slice();
       next[i] = { ...tools[i], result: event.result };

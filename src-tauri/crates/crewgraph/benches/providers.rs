@@ -148,6 +148,7 @@ async fn first_token_engine(crew: &crewgraph_engine::Crew, client: &OpenAiClient
         ids: Arc::new(RandomIds),
         http: None,
         tool_host: None,
+        approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
     };

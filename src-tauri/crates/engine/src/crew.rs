@@ -43,6 +43,8 @@ pub struct Crew {
     pub settings: Settings,
     /// MCP servers declared under `tools.servers`.
     pub tool_servers: Vec<ToolServer>,
+    /// `tools.policy`: which tools are called at once, asked about, or refused.
+    pub tool_policy: Vec<PolicyRule>,
     /// The hosts the built-in `http_get` may reach (`tools.http_get.allow`).
     pub http_allow: Vec<String>,
     /// Whether the crew came from one file or a Go-engine crew directory.
@@ -97,6 +99,8 @@ pub struct Agent {
     pub backup: Option<ModelSpec>,
     pub temperature: Option<f64>,
     pub tools: Vec<String>,
+    /// `tool_policy`: this agent's rules, before the crew's.
+    pub tool_policy: Vec<PolicyRule>,
     /// Fallback targets when no signal matched, in order (includes Go `routing.defaults`).
     pub handoff_targets: Vec<AgentId>,
     /// Ending here ends the run `completed`.
@@ -321,7 +325,7 @@ impl Default for Settings {
     }
 }
 
-pub use crate::tool_server::{ServerTransport, ServerValue, ToolServer, DEFAULT_TOOL_TIMEOUT};
+pub use crate::tool_server::{policy_of, PolicyRule, ServerTransport, ServerValue, ToolPolicy, ToolServer, DEFAULT_TOOL_TIMEOUT};
 
 /// The tools every crew has (DESIGN.md §6).
 pub const BUILTIN_TOOLS: &[&str] = &["current_time", "calculator", "http_get"];

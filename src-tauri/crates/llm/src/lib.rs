@@ -49,6 +49,6 @@ pub use local::{LocalModel, LocalPaths, LocalServer};
 pub use models::Models;
 pub use openai::OpenAiClient;
 pub use paced::{Pace, Paced, Stepper};
-pub use scripted::{RepliesUsed, Script, ScriptError, ScriptedLlm};
+pub use scripted::{RepliesUsed, Script, ScriptError, ScriptedLlm, UsedReply};
 pub use settings::{ModelConfig, ModelSettings, Price, Provider, Resolved};
 pub use typed::TypedReplies;

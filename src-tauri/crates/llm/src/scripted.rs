@@ -160,6 +160,25 @@ pub struct Script {
 pub struct RepliesUsed {
     pub counts: HashMap<AgentId, usize>,
     pub said: HashMap<AgentId, Vec<String>>,
+    /// Every reply each agent's turns used, in order: what ended a turn, and the tools
+    /// a reply asked for (a turn stopped at a tool call waiting for approval has only
+    /// these).
+    pub order: HashMap<AgentId, Vec<UsedReply>>,
+}
+
+/// One reply a run used.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UsedReply {
+    /// A reply that ended a turn, with its text.
+    Said(String),
+    /// A reply that asked for tools, with their names (`server.tool` for a server's).
+    Asked(Vec<String>),
+}
+
+/// A tool's name as events say it: `server.tool` for `server/tool` or the name a
+/// model knows it by (`server__tool`).
+fn dotted(name: &str) -> String {
+    name.replacen("__", ".", 1).replacen('/', ".", 1)
 }
 
 impl Script {
@@ -188,6 +207,32 @@ impl Script {
     /// True when, for every agent that said something, the script's first replies
     /// hold what it said, in order (tool-call rounds in between).
     fn repeats(&self, used: &RepliesUsed) -> bool {
+        self.repeats_in_order(used) || self.repeats_what_was_said(used)
+    }
+
+    /// True when each agent's first replies are, one for one, those the run used:
+    /// the same text for a reply that ended a turn, the same tools for one that asked.
+    fn repeats_in_order(&self, used: &RepliesUsed) -> bool {
+        let mut compared = false;
+        for (agent, order) in used.order.iter().filter(|(_, order)| !order.is_empty()) {
+            let Some((_, replies, _)) = self.replies.iter().find(|(a, _, _)| a == agent) else { return false };
+            let Some(first) = replies.get(..order.len()) else { return false };
+            let same = first.iter().zip(order).all(|(reply, used)| match used {
+                UsedReply::Said(text) => reply.tool_calls.is_empty() && reply.content.trim() == text.trim(),
+                UsedReply::Asked(names) => {
+                    let asked: Vec<String> = reply.tool_calls.iter().map(|(name, _)| dotted(name)).collect();
+                    asked == names.iter().map(|n| dotted(n)).collect::<Vec<_>>()
+                }
+            });
+            if !same {
+                return false;
+            }
+            compared = true;
+        }
+        compared
+    }
+
+    fn repeats_what_was_said(&self, used: &RepliesUsed) -> bool {
         let mut compared = false;
         for (agent, said) in used.said.iter().filter(|(_, said)| !said.is_empty()) {
             let count = used.counts.get(agent).copied().unwrap_or(0);
@@ -504,10 +549,32 @@ mod tests {
     }
 
     #[test]
+    fn a_resume_after_a_tool_approval_skips_the_replies_that_asked_for_tools() {
+        // A turn stopped at its second call waiting for approval: nothing said yet.
+        let used = RepliesUsed {
+            counts: [(AgentId::from("w"), 2)].into_iter().collect(),
+            said: HashMap::new(),
+            order: [(
+                AgentId::from("w"),
+                vec![UsedReply::Asked(vec!["files.write_file".into()]), UsedReply::Asked(vec!["files.write_file".into()])],
+            )]
+            .into_iter()
+            .collect(),
+        };
+        let text = "replies:\n  w:\n    - { tool_calls: [{ name: files.write_file }] }\n    - { tool_calls: [{ name: files__write_file }] }\n    - Done.\n";
+        let mut whole = Script::parse("s.yaml", text).unwrap();
+        assert!(whole.resume_after(&used));
+        assert_eq!(whole.replies[0].1.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["Done."]);
+        let mut other = Script::parse("s.yaml", "replies:\n  w:\n    - { tool_calls: [{ name: calculator }] }\n    - Done.\n").unwrap();
+        assert!(!other.resume_after(&used), "another tool: the script is the rest of the run");
+    }
+
+    #[test]
     fn a_resume_skips_what_a_whole_run_script_already_gave_and_keeps_a_rest_of_run_script() {
         let used = RepliesUsed {
             counts: [(AgentId::from("a"), 2)].into_iter().collect(),
             said: [(AgentId::from("a"), vec!["Which colour? [WAIT]".to_owned()])].into_iter().collect(),
+            order: HashMap::new(),
         };
         // Two replies used: one asked for tools, one ended the turn with a question.
         let mut whole = Script::parse(

@@ -101,14 +101,25 @@ impl McpHost {
 #[async_trait]
 impl ToolHost for McpHost {
     async fn tools(&self, server: &ToolServer, cancel: &CancellationToken) -> Result<Vec<ServerTool>, String> {
-        let connection = self.connection(server, cancel).await?;
-        tokio::select! {
-            _ = cancel.cancelled() => Err(named(server, "was not asked for its tools: the run was stopped")),
-            listed = tokio::time::timeout(server.timeout, connection.tools()) => match listed {
-                Err(_) => Err(named(server, &format!("did not list its tools within {}", seconds(server.timeout)))),
-                Ok(listed) => listed.map_err(|why| named(server, &why)),
-            },
+        let mut connection = self.connection(server, cancel).await?;
+        // Asking for the list changes nothing, so a server found gone is started
+        // again (its one restart) and asked once more.
+        for attempt in 0..2 {
+            let listed = tokio::select! {
+                _ = cancel.cancelled() => return Err(named(server, "was not asked for its tools: the run was stopped")),
+                listed = tokio::time::timeout(server.timeout, connection.tools()) => listed,
+            };
+            match listed {
+                Err(_) => return Err(named(server, &format!("did not list its tools within {}", seconds(server.timeout)))),
+                Ok(Ok(tools)) => return Ok(tools),
+                Ok(Err(why)) if attempt == 0 && connection.is_closed() => {
+                    tracing::warn!(server = %server.name, "tool server gone when asked for its tools ({why}); starting it again");
+                    connection = self.connection(server, cancel).await?;
+                }
+                Ok(Err(why)) => return Err(named(server, &why)),
+            }
         }
+        Err(named(server, "did not list its tools"))
     }
 
     async fn call(

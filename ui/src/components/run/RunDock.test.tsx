@@ -28,6 +28,7 @@ const fake = vi.hoisted(() => ({
   startError: null as Error | null,
   started: [] as unknown[],
   resumed: [] as unknown[][],
+  approved: [] as unknown[][],
   cancelled: [] as string[],
   /** The scripts that come with the crew (Simulate mode). */
   scripts: [] as string[],
@@ -58,6 +59,10 @@ vi.mock("../../backend", () => ({
       fake.resumed.push([runId, request, after]);
       fake.onBatch = onBatch;
     },
+    approveToolCall: async (runId: string, request: unknown, after: number | null, onBatch: OnBatch) => {
+      fake.approved.push([runId, request, after]);
+      fake.onBatch = onBatch;
+    },
     cancelRun: async (runId: string) => {
       fake.cancelled.push(runId);
     },
@@ -73,7 +78,7 @@ beforeEach(() => {
   localStorage.clear();
   open(examCrew(), examDocument());
   runStore.getState().reset();
-  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], cancelled: [], scripts: [], stepped: [], check: undefined });
+  Object.assign(fake, { script: [], onBatch: null, startError: null, started: [], resumed: [], approved: [], cancelled: [], scripts: [], stepped: [], check: undefined });
   resetModels();
 });
 
@@ -296,6 +301,51 @@ describe("Resume", () => {
     expect(status()).toBe("Finished: Teacher said [END_EXAM]");
     expect(button("Resume").disabled).toBe(true);
     expect(screen.getByLabelText("What should the crew do?")).toBe(input());
+  });
+});
+
+describe("a tool call waiting for approval", () => {
+  const asked = () =>
+    events([
+      { type: "run_started", crew: "Fractions exam", input: "Begin." },
+      { type: "agent_started", agent: "teacher", step: 1 },
+      { type: "tool_call", agent: "teacher", name: "files.write_file", arguments: { path: "/home/ana/notes.md", content: "1/2 + 1/4 = 3/4" } },
+      { type: "tool_approval_requested", agent: "teacher", call_id: "call-1-0", name: "files.write_file", arguments: { path: "/home/ana/notes.md", content: "1/2 + 1/4 = 3/4" } },
+      { type: "run_finished", status: "paused", final_agent: "teacher", handoffs: 0, steps: 1 },
+    ]);
+
+  it("is a card that takes the focus, shows the arguments, and sends the person's choice", async () => {
+    await startWith([batch(asked(), "finished")]);
+    const card = screen.getByRole("alertdialog");
+    expect(card.textContent).toContain("Teacher wants to use “write file” from files");
+    expect(card.textContent).toContain("/home/ana/notes.md");
+    expect(card.textContent).toContain("1/2 + 1/4 = 3/4");
+    expect(document.activeElement).toBe(button("Allow once"));
+    expect(button("Resume").disabled).toBe(true);
+    expect(screen.getByRole("log").textContent).toContain("waits for you to allow it");
+    fireEvent.change(screen.getByLabelText(/Why not\?/), { target: { value: "not that folder" } });
+    await act(async () => {
+      fireEvent.click(button("Don't allow"));
+    });
+    expect(fake.approved).toEqual([["run-1", { call_id: "call-1-0", decision: "deny", reason: "not that folder" }, 4]]);
+    await deliver(
+      batch(
+        events(
+          [
+            { type: "tool_approval", call_id: "call-1-0", decision: "deny", reason: "not that folder" },
+            { type: "resumed", agent: "teacher", input: "" },
+            { type: "tool_result", agent: "teacher", name: "files.write_file", result: "error: the call was not allowed (not that folder)" },
+            { type: "agent_response", agent: "teacher", content: "I will not write it. [END_EXAM]" },
+            { type: "run_finished", status: "terminated", final_agent: "teacher", handoffs: 0, steps: 1 },
+          ],
+          "run-1",
+          5,
+        ),
+        "finished",
+      ),
+    );
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+    expect(screen.getByRole("log").textContent).toContain("(not allowed: not that folder)");
   });
 });
 

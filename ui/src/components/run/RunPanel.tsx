@@ -15,6 +15,7 @@ import { backend } from "../../backend";
 import type { ModelView } from "../../bindings/ModelView";
 import type { Pace } from "../../bindings/Pace";
 import type { Replies } from "../../bindings/Replies";
+import type { ToolDecision } from "../../bindings/ToolDecision";
 import { useEditor } from "../../editor/store";
 import { reloadModels, useModels } from "../../models/store";
 import { PACE_WORDS, rememberedPace, rememberPace } from "../../run/pace";
@@ -24,7 +25,8 @@ import { silentModels } from "../../run/silentModels";
 import { useRun } from "../../run/store";
 import { ReplyBoxes } from "./ReplyBoxes";
 import { type Launch, takeLaunch } from "./launch";
-import { catchUp, resumeRun, startRun, stepRun, stopRun } from "./runActions";
+import { ApprovalCard } from "./ApprovalCard";
+import { approveToolCall, catchUp, resumeRun, startRun, stepRun, stopRun } from "./runActions";
 import { useNames } from "./useNames";
 
 /** The model choice that means Simulate with a script (no model is named so). */
@@ -70,6 +72,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const runId = useRun((s) => s.view?.runId ?? "");
   const status = useRun((s) => s.view?.status ?? null);
   const pausedAt = useRun((s) => s.view?.paused ?? null);
+  const approval = useRun((s) => s.view?.approval ?? null);
   const ended = useRun((s) => s.ended);
   const replaying = useRun((s) => s.replay !== null);
   const typedRun = useRun((s) => s.typed);
@@ -79,6 +82,8 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
 
   const live = !replaying && status === "running" && ended === null;
   const paused = !replaying && status === "paused";
+  // Paused at a tool call the person is to allow, not for an answer.
+  const approving = paused && approval !== null;
   const interrupted = !replaying && status === "running" && (ended === "interrupted" || ended === "finished");
   const lagged = !replaying && ended === "lagged";
   const simulate = model === SIMULATE;
@@ -129,7 +134,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   }, [live, busy]);
 
   // A pause moves focus to the answer box (UX.md).
-  const pauseSeq = paused ? (pausedAt?.seq ?? -1) : null;
+  const pauseSeq = paused && !approving ? (pausedAt?.seq ?? -1) : null;
   useEffect(() => {
     if (pauseSeq !== null) box.current?.focus();
   }, [pauseSeq]);
@@ -147,7 +152,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
             : null;
   const canRun = runBlocked === null && busy === null;
   const canStop = live && runId !== "" && busy !== "stopping";
-  const canResume = busy === null && ((paused && answer.trim() !== "") || interrupted) && runId !== "";
+  const canResume = busy === null && ((paused && !approving && answer.trim() !== "") || interrupted) && runId !== "";
 
   /** Where the agents' replies come from (the generated Replies: one shape for start and resume). */
   const options = (): Replies => ({
@@ -206,6 +211,19 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     }
   };
 
+  const answerCall = async (decision: ToolDecision, reason: string) => {
+    if (!approval || busy !== null || !runId) return;
+    setBusy("resuming");
+    setError(null);
+    try {
+      await approveToolCall(runId, { call_id: approval.callId, decision, reason: reason.trim() || undefined, ...options() });
+    } catch (e) {
+      setError(`Could not answer the tool call: ${message(e)}`);
+    } finally {
+      setBusy(null);
+    }
+  };
+
   const chooseScript = async () => {
     setError(null);
     try {
@@ -245,7 +263,9 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     <div className={`run-panel${paused ? " waiting" : ""}`}>
       {/* Step by step, Next is the one thing to do: first. */}
       {stepping && <NextStep waiting={nextFor} names={names} onNext={() => void next()} />}
-      {replying ? (
+      {approving && approval ? (
+        <ApprovalCard wait={approval} names={names} busy={busy !== null} onAnswer={(decision, reason) => void answerCall(decision, reason)} />
+      ) : replying ? (
         <ReplyBoxes runId={runId} />
       ) : (
         <>
@@ -277,7 +297,15 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
           className={`run-button${paused ? " primary" : ""}`}
           onClick={() => void resume()}
           disabled={!canResume}
-          title={paused ? "Send your answer and go on (Ctrl+Enter)" : interrupted ? "Go on from the last step" : "Resume is for a crew waiting for you"}
+          title={
+            approving
+              ? "Allow the tool call above, or not, to go on"
+              : paused
+                ? "Send your answer and go on (Ctrl+Enter)"
+                : interrupted
+                  ? "Go on from the last step"
+                  : "Resume is for a crew waiting for you"
+          }
         >
           {busy === "resuming" ? "Resuming…" : "Resume"}
         </button>

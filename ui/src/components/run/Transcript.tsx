@@ -6,6 +6,7 @@
 // run shows its newest SHOWN_LINES entries, the earlier ones behind a button.
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { avatarColor, avatarLetter, behaviorWords } from "../../graph/style";
+import type { ToolDecision } from "../../bindings/ToolDecision";
 import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
 import { explainFailure } from "../../run/errors";
 import { useRun } from "../../run/store";
@@ -151,7 +152,8 @@ const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext
         <details key={tool.seq} className="run-tool">
           <summary>
             Used {tool.name}
-            {tool.result === null ? (tool.progress ? ` … ${progressWords(tool.progress)}` : " …") : ""}
+            {tool.result === null ? (tool.waiting ? " — waits for you to allow it" : tool.progress ? ` … ${progressWords(tool.progress)}` : " …") : ""}
+            {tool.decision ? ` (${decisionWords[tool.decision]}${tool.reason ? `: ${tool.reason}` : ""})` : ""}
           </summary>
           <div className="run-tool-body">
             <span className="run-tool-label">Asked with</span>
@@ -183,3 +185,10 @@ export function progressWords(p: { progress: number; total: number | null; messa
   const amount = p.total ? (p.total === 100 ? `${Math.round(p.progress)} %` : `${p.progress} of ${p.total}`) : `${p.progress}`;
   return p.message ? `${amount}: ${p.message}` : amount;
 }
+
+/** A person's answer to a tool call, in words. */
+const decisionWords: Record<ToolDecision, string> = {
+  allow_once: "allowed",
+  allow_run: "allowed for this run",
+  deny: "not allowed",
+};

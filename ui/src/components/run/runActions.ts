@@ -11,6 +11,7 @@
 // replies are remembered for the tab's life, so a reload that catches up on one
 // shows its reply boxes again.
 import { backend } from "../../backend";
+import type { ApproveToolCall } from "../../bindings/ApproveToolCall";
 import type { Pace } from "../../bindings/Pace";
 import type { Recording } from "../../bindings/Recording";
 import type { Replies } from "../../bindings/Replies";
@@ -169,6 +170,21 @@ export async function resumeRun(runId: string, request: Omit<ResumeRun, "id">): 
   const from = after();
   try {
     await backend.resumeRun(runId, request, from, feed());
+  } catch (error) {
+    if (before) runStore.getState().end(before);
+    throw error;
+  }
+}
+
+/** Answers the tool call a paused run waits on, and watches it go on. */
+export async function approveToolCall(runId: string, request: Omit<ApproveToolCall, "id">): Promise<void> {
+  const before = runStore.getState().ended;
+  runStore.getState().begin(runId);
+  runStore.getState().setPace(paceOf(request));
+  rememberPace(runId, paceOf(request));
+  const from = after();
+  try {
+    await backend.approveToolCall(runId, request, from, feed());
   } catch (error) {
     if (before) runStore.getState().end(before);
     throw error;

@@ -59,6 +59,7 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         ids: Arc::new(RandomIds) as Arc<dyn IdSource>,
         http: None,
         tool_host: None,
+        approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
     }

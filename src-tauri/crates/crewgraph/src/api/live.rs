@@ -32,7 +32,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crewgraph_engine::run::{EventSink, RunEvent, RunOutcome, RunStatus};
+use crewgraph_engine::run::{Answer, EventSink, RunEvent, RunOutcome, RunStatus};
 use crewgraph_engine::{AgentId, RunId};
 use crewgraph_llm::{Stepper, TypedReplies};
 use tokio::sync::oneshot;
@@ -316,6 +316,18 @@ impl Api {
         let (api, id, input, sink) = (self.clone(), id.clone(), input.map(str::to_owned), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.resume_run(&id, input.as_deref(), &options, sink, &cancel).await }).await
+    }
+
+    /// Goes on in the background with run `id`, waiting for a tool call's approval,
+    /// with the person's `answer` (see [`Api::answer_tool_call`]); answers once it is
+    /// under way. `conflict` when a leg of it is in progress already.
+    pub async fn spawn_answer(&self, id: &RunId, answer: Answer, options: RunOptions) -> Result<RunId, ApiError> {
+        self.store()?;
+        let slot = self.live.slot(Some(id))?;
+        slot.hand(&options);
+        let (api, id, sink) = (self.clone(), id.clone(), Arc::new(LegSink(slot.clone())));
+        let cancel = slot.cancel.clone();
+        self.live.spawn(slot, async move { api.answer_tool_call(&id, answer, &options, sink, &cancel).await }).await
     }
 
     /// Cancels run `id`, going on in this host: it ends `cancelled` at once (its

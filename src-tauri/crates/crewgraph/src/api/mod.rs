@@ -58,7 +58,7 @@ pub use keyword_gatekeeper::{decide_by_keywords, GatekeeperAgent, GatekeeperAnsw
 pub use live::{LiveRuns, DEFAULT_LIVE_CAPACITY};
 pub use models::{ModelRequest, ModelView, SettingsStore};
 pub use operation::{Method, Operation, Route};
-pub use operations::{Replies, ResumeRun, RunAccepted, RunDetail, StartRun};
+pub use operations::{ApproveToolCall, Replies, ResumeRun, RunAccepted, RunDetail, StartRun};
 pub use reach::{CrewsRoot, Reach};
 pub use recording::{read_recording, Recording, RECORDING_FORMAT, RECORDING_VERSION};
 pub use routing::{check_query, RouteResult};

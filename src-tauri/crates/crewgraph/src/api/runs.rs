@@ -11,10 +11,11 @@ use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::routing::decider::RouteDecider;
 use crewgraph_engine::run::{
-    resume_run, start_run_for, CrewSource, EventSink, RunDeps, RunError, RunEvent, RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
+    answer_tool_call, approval, resume_run, start_run_for, Answer, Approvals, CrewSource, EventSink, RunDeps, RunError, RunEvent,
+    RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
 };
 use crewgraph_engine::{AgentId, Crew, RunId};
-use crewgraph_llm::{Pace, RepliesUsed, Script, Stepper, TypedReplies};
+use crewgraph_llm::{Pace, RepliesUsed, Script, Stepper, TypedReplies, UsedReply};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
@@ -66,6 +67,9 @@ pub struct RunOptions {
     pub pace: Pace,
     /// At [`Pace::Step`]: where the person's **Next** goes ([`Api::step_run`]).
     pub stepper: Option<Stepper>,
+    /// Who answers a tool call waiting for approval: a person (the run waits), or
+    /// `crewgraph run --approve-tools`.
+    pub approvals: Approvals,
 }
 
 impl From<StoreError> for ApiError {
@@ -83,7 +87,8 @@ impl From<RunError> for ApiError {
     fn from(error: RunError) -> Self {
         match error {
             RunError::Store(store) => store.into(),
-            RunError::Conflict(_) => ApiError::new(ApiErrorCode::Conflict, error.to_string()),
+            RunError::Conflict(_) | RunError::AwaitsApproval { .. } => ApiError::new(ApiErrorCode::Conflict, error.to_string()),
+            RunError::NoSuchApproval { .. } => ApiError::new(ApiErrorCode::NotFound, error.to_string()),
             other => ApiError::new(ApiErrorCode::InvalidInput, other.to_string()),
         }
     }
@@ -100,12 +105,18 @@ fn replies_used(events: &[RunEvent]) -> RepliesUsed {
             EventKind::AgentResponse { agent, content, .. } => {
                 *used.counts.entry(agent.clone()).or_default() += 1;
                 used.said.entry(agent.clone()).or_default().push(content.clone());
+                used.order.entry(agent.clone()).or_default().push(UsedReply::Said(content.clone()));
             }
-            // Several tool calls of one reply come one after another: one reply.
-            EventKind::ToolCall { agent, .. } => {
+            // The tool calls of one reply are announced one after another: one reply.
+            EventKind::ToolCall { agent, name, .. } => {
                 let same_reply = asked_tools.as_ref().is_some_and(|(a, seq)| a == agent && *seq + 1 == event.seq);
-                if !same_reply {
-                    *used.counts.entry(agent.clone()).or_default() += 1;
+                let order = used.order.entry(agent.clone()).or_default();
+                match (same_reply, order.last_mut()) {
+                    (true, Some(UsedReply::Asked(names))) => names.push(name.clone()),
+                    _ => {
+                        *used.counts.entry(agent.clone()).or_default() += 1;
+                        order.push(UsedReply::Asked(vec![name.clone()]));
+                    }
                 }
                 asked_tools = Some((agent.clone(), event.seq));
             }
@@ -187,6 +198,7 @@ impl Api {
             ids: self.ids.clone(),
             http: self.http.clone(),
             tool_host: Some(self.tool_host.clone()),
+            approvals: options.approvals,
             notices,
             gatekeeper,
         })
@@ -220,6 +232,11 @@ impl Api {
     ) -> Result<RunOutcome, ApiError> {
         let store = self.store()?;
         let stored = self.stored_run(id).await?;
+        if stored.snapshot.status == RunStatus::Paused {
+            if let Some(waiting) = approval::pending(&store.events(id, None).await?) {
+                return Err(RunError::AwaitsApproval { run: id.clone(), call_id: waiting.call_id, tool: waiting.name }.into());
+            }
+        }
         if stored.snapshot.status == RunStatus::Paused && input.is_none_or(|i| i.trim().is_empty()) {
             return Err(ApiError::new(
                 ApiErrorCode::InvalidInput,
@@ -243,6 +260,38 @@ impl Api {
             Err(RunError::Store(StoreError::OutOfOrder { .. })) => Err(ApiError::new(
                 ApiErrorCode::Conflict,
                 format!("{} (another resume of it stored its next step first)", RunError::Conflict(id.clone())),
+            )),
+            outcome => Ok(outcome?),
+        }
+    }
+
+    /// Goes on with run `id`, waiting for a person to allow a tool call, with their
+    /// `answer` (see [`crewgraph_engine::run::answer_tool_call`]).
+    pub async fn answer_tool_call(
+        &self,
+        id: &RunId,
+        answer: Answer,
+        options: &RunOptions,
+        sink: Arc<dyn EventSink>,
+        cancel: &CancellationToken,
+    ) -> Result<RunOutcome, ApiError> {
+        let store = self.store()?;
+        let stored = self.stored_run(id).await?;
+        let path = stored
+            .record
+            .crew_path
+            .clone()
+            .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
+        let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
+        let mut options = options.clone();
+        if options.script.is_some() {
+            options.used_replies = Some(replies_used(&store.events(id, None).await?));
+        }
+        let deps = self.deps(&crew, &options, sink).await?;
+        match answer_tool_call(&crew, &source, id, answer, &deps, cancel).await {
+            Err(RunError::Store(StoreError::OutOfOrder { .. })) => Err(ApiError::new(
+                ApiErrorCode::Conflict,
+                format!("{} (another answer or resume of it stored its next step first)", RunError::Conflict(id.clone())),
             )),
             outcome => Ok(outcome?),
         }

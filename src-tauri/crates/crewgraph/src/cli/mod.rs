@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use crewgraph_engine::run::{Approvals, ToolDecision};
 use terminal::tell;
 
 /// Crewgraph designs, runs and watches crews of LLM agents. This is its command
@@ -90,6 +91,27 @@ enum Command {
         /// Your answer to the crew (needed for a paused run).
         #[arg(long)]
         input: Option<String>,
+        #[command(flatten)]
+        run: RunFlags,
+    },
+    /// Answer a tool call a paused run waits on (its transcript names the call): allow
+    /// it once (the default), for the rest of the run, or deny it; the run goes on.
+    Approve {
+        /// The run's id (see `crewgraph runs`).
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// The call, as the transcript names it (`call-4-0`).
+        #[arg(value_name = "CALL_ID")]
+        call_id: String,
+        /// Allow this tool for the rest of the run, not only this call.
+        #[arg(long, conflicts_with = "deny")]
+        allow_run: bool,
+        /// Do not allow the call: the agent is told so, and the run goes on.
+        #[arg(long)]
+        deny: bool,
+        /// Why (told to the agent with a denial).
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
         #[command(flatten)]
         run: RunFlags,
     },
@@ -274,11 +296,31 @@ struct RunFlags {
     /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// Answer the tool calls that ask for approval without asking you: all (allow
+    /// every one), read-only (allow those its server marks read-only, deny the rest),
+    /// none (deny every one). Without it, a terminal asks you; otherwise the run
+    /// pauses at the call (answer it with `crewgraph approve`).
+    #[arg(long, value_name = "WHICH")]
+    approve_tools: Option<ApproveTools>,
+}
+
+/// `--approve-tools`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ApproveTools {
+    All,
+    ReadOnly,
+    None,
 }
 
 impl RunFlags {
     fn into_args(self) -> run_cmd::RunArgs {
-        run_cmd::RunArgs { script: self.script, model: self.model, agent: None, json: self.json, db: self.db }
+        let approvals = match self.approve_tools {
+            None => None,
+            Some(ApproveTools::All) => Some(Approvals::All),
+            Some(ApproveTools::ReadOnly) => Some(Approvals::ReadOnly),
+            Some(ApproveTools::None) => Some(Approvals::Nothing),
+        };
+        run_cmd::RunArgs { script: self.script, model: self.model, agent: None, json: self.json, db: self.db, approvals }
     }
 }
 
@@ -316,6 +358,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Match { signal, content, .. } => Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default())),
         Command::Run { file, input, agent, run } => Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, ..run.into_args() })),
         Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
+        Command::Approve { run_id, call_id, allow_run, deny, reason, run } => {
+            let decision = match (allow_run, deny) {
+                (_, true) => ToolDecision::Deny,
+                (true, false) => ToolDecision::AllowRun,
+                (false, false) => ToolDecision::AllowOnce,
+            };
+            Ok(run_cmd::approve(&run_id, &call_id, decision, reason.as_deref(), run.into_args()))
+        }
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
         Command::Models { action, json, db } => Ok(match action {

@@ -1,13 +1,19 @@
-//! `crewgraph run` and `crewgraph resume`: a run on the terminal, its steps printed
-//! as they are stored. Ctrl-C ends the run `cancelled`, its events kept. The exit
-//! status is 0 unless the run failed (or could not start).
+//! `crewgraph run`, `crewgraph resume` and `crewgraph approve`: a run on the
+//! terminal, its steps printed as they are stored. Ctrl-C ends the run `cancelled`,
+//! its events kept. The exit status is 0 unless the run failed (or could not start).
+//!
+//! A tool call that asks for approval is answered by `--approve-tools`, else by the
+//! person at the terminal (the question goes to stderr, the answer comes from
+//! stdin), else it leaves the run paused for `crewgraph approve`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crewgraph::api::{Api, ApiError, Replies, ResumeRun, RunOptions, StartRun};
-use crewgraph_engine::run::{RunOutcome, RunStatus};
+use std::io::IsTerminal;
+
+use crewgraph::api::{Api, ApiError, ApproveToolCall, Replies, ResumeRun, RunOptions, StartRun};
+use crewgraph_engine::run::{approval, Answer, Approvals, RunOutcome, RunStatus, ToolDecision};
 use crewgraph_engine::RunId;
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +29,9 @@ pub struct RunArgs {
     pub agent: Option<String>,
     pub json: bool,
     pub db: Option<PathBuf>,
+    /// `--approve-tools`: who answers a tool call asking for approval (None: the
+    /// person at the terminal, if there is one).
+    pub approvals: Option<Approvals>,
 }
 
 pub fn run(file: &Path, input: &str, args: RunArgs) -> ExitCode {
@@ -53,6 +62,25 @@ pub fn resume(id: &str, input: Option<&str>, args: RunArgs) -> ExitCode {
     )
 }
 
+pub fn approve(id: &str, call_id: &str, decision: ToolDecision, reason: Option<&str>, args: RunArgs) -> ExitCode {
+    let request = ApproveToolCall {
+        id: id.to_owned(),
+        call_id: call_id.to_owned(),
+        decision,
+        reason: reason.map(str::to_owned),
+        replies: replies(&args),
+    };
+    drive(
+        args,
+        |api| request.answer(api).map(|(_, options)| options),
+        |api, options, printer, cancel| {
+            let id = RunId::from(id);
+            let answer = request.answer(&api);
+            async move { api.answer_tool_call(&id, answer?.0, &options, printer, &cancel).await }
+        },
+    )
+}
+
 /// Where the agents' replies come from: `--script`, `--model`.
 fn replies(args: &RunArgs) -> Replies {
     Replies { script_file: args.script.as_ref().map(|path| path.display().to_string()), model: args.model.clone(), ..Replies::default() }
@@ -79,17 +107,26 @@ where
         }
     };
     let printer = Arc::new(Printer::new(args.json));
-    let options = match options(&api) {
+    let mut options = match options(&api) {
         Ok(options) => options,
         Err(error) => {
             tell!("crewgraph: {error}");
             return ExitCode::FAILURE;
         }
     };
+    options.approvals = args.approvals.unwrap_or_default();
+    // A person at the terminal answers tool calls as they come.
+    let asks = args.approvals.is_none() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let cancel = CancellationToken::new();
     let outcome = runtime.block_on(async {
         listen_for_ctrl_c(cancel.clone());
-        go(api, options, printer, cancel).await
+        let mut outcome = go(api.clone(), options.clone(), printer.clone(), cancel.clone()).await;
+        while let (true, Ok(paused)) = (asks, &outcome) {
+            let Some(answer) = ask_at_terminal(&api, paused).await else { break };
+            // (With a script, the API counts the replies the run used, and the script goes on after them.)
+            outcome = api.answer_tool_call(&paused.run_id.clone(), answer, &options, printer.clone(), &cancel).await;
+        }
+        outcome
     });
     match outcome {
         Ok(outcome) if outcome.status == RunStatus::Failed => {
@@ -104,6 +141,44 @@ where
             ExitCode::FAILURE
         }
     }
+}
+
+/// The person's answer to the tool call `outcome`'s run waits on, asked at the
+/// terminal; None when it waits on none (or stdin ends).
+async fn ask_at_terminal(api: &Api, outcome: &RunOutcome) -> Option<Answer> {
+    if outcome.status != RunStatus::Paused {
+        return None;
+    }
+    let waiting = approval::pending(&api.run_events(&outcome.run_id, None).await.ok()?)?;
+    let question = format!(
+        "\n{} wants to call {} with {}\nAllow it? [y] yes, once  [a] yes, for the rest of this run  [n] no: ",
+        waiting.agent, waiting.name, waiting.arguments
+    );
+    tokio::task::spawn_blocking(move || {
+        let read = || {
+            let mut line = String::new();
+            (std::io::stdin().read_line(&mut line).ok()? > 0).then_some(line.trim().to_lowercase())
+        };
+        loop {
+            eprint!("{}", super::terminal::safe(&question));
+            let decision = match read()?.as_str() {
+                "y" | "yes" => ToolDecision::AllowOnce,
+                "a" | "all" | "always" => ToolDecision::AllowRun,
+                "n" | "no" => ToolDecision::Deny,
+                _ => continue,
+            };
+            let reason = if decision == ToolDecision::Deny {
+                eprint!("Why not? (told to the agent; Enter to skip): ");
+                read().filter(|r| !r.is_empty())
+            } else {
+                None
+            };
+            return Some(Answer { call_id: waiting.call_id.clone(), decision, reason });
+        }
+    })
+    .await
+    .ok()
+    .flatten()
 }
 
 /// Cancels the run on Ctrl-C. The handler is in place when this returns (before the

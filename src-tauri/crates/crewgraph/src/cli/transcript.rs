@@ -6,18 +6,20 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use crewgraph_engine::run::{EventKind, EventSink, RunEvent, RunStatus};
+use crewgraph_engine::run::{EventKind, EventSink, RunEvent, RunStatus, ToolDecision};
 
 /// Prints events as a transcript or as JSON lines.
 pub struct Printer {
     json: bool,
     waiting: Mutex<Vec<RunEvent>>,
+    /// The call the run waits on for approval (since its request was printed).
+    approval: Mutex<Option<String>>,
 }
 
 impl Printer {
     /// A printer; `json` for JSON lines.
     pub fn new(json: bool) -> Self {
-        Self { json, waiting: Mutex::new(Vec::new()) }
+        Self { json, waiting: Mutex::new(Vec::new()), approval: Mutex::new(None) }
     }
 
     /// Prints events at once (replay of stored events).
@@ -35,8 +37,23 @@ impl Printer {
             if let Ok(line) = serde_json::to_string(event) {
                 let _ = writeln!(out, "{line}");
             }
-        } else if let Some(text) = describe(event) {
-            let _ = writeln!(out, "{}", super::terminal::safe(&text));
+        } else {
+            let mut approval = self.approval.lock().unwrap_or_else(|e| e.into_inner());
+            match &event.kind {
+                EventKind::ToolApprovalRequested { call_id, .. } => *approval = Some(call_id.clone()),
+                EventKind::ToolApproval { .. } => *approval = None,
+                _ => {}
+            }
+            let text = match (&event.kind, approval.as_deref()) {
+                (EventKind::RunFinished { status: RunStatus::Paused, .. }, Some(call_id)) => describe(event).map(|text| {
+                    let cut = text.find("\n  resume with:").unwrap_or(text.len());
+                    format!("{}\n  allow it: crewgraph approve {} {call_id}   (or --allow-run, or --deny)", &text[..cut], event.run_id)
+                }),
+                _ => describe(event),
+            };
+            if let Some(text) = text {
+                let _ = writeln!(out, "{}", super::terminal::safe(&text));
+            }
         }
     }
 }
@@ -74,6 +91,18 @@ pub fn describe(event: &RunEvent) -> Option<String> {
         EventKind::Token { .. } => return None,
         EventKind::ToolCall { name, arguments, .. } => format!("    tool {name} {arguments}"),
         EventKind::ToolResult { name, result, .. } => format!("    tool {name} answered: {}", result.lines().next().unwrap_or("")),
+        EventKind::ToolApprovalRequested { agent, name, arguments, call_id } => {
+            format!("    ? {agent} asks to call {name} {arguments}: it waits for your approval ({call_id})")
+        }
+        EventKind::ToolApproval { decision, reason, .. } => {
+            let words = match decision {
+                ToolDecision::AllowOnce => "allowed once",
+                ToolDecision::AllowRun => "allowed for the rest of the run",
+                ToolDecision::Deny => "denied",
+            };
+            let why = reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
+            format!("    {words}{why}")
+        }
         EventKind::ToolProgress { name, progress, total, message, .. } => {
             let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
             let said = message.as_ref().map(|m| format!(": {m}")).unwrap_or_default();

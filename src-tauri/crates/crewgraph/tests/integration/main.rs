@@ -22,6 +22,7 @@
 //! Bad crew files come from the engine's fixtures (`../engine/tests/fixtures`),
 //! valid ones from the repository's `crews/`; generated inputs go to temp dirs.
 
+mod approvals;
 mod bad_db;
 mod bad_runs;
 mod batches;

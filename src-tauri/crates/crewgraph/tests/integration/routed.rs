@@ -467,6 +467,7 @@ async fn an_interrupted_llm_run_resumes_with_its_workflow_and_the_agents_task() 
         ids: Arc::new(SequentialIds::default()),
         http: None,
         tool_host: None,
+        approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
     };
@@ -510,6 +511,7 @@ async fn a_gatekeeper_crew_without_a_gatekeeper_does_not_start() {
         ids: Arc::new(SequentialIds::default()),
         http: None,
         tool_host: None,
+        approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
     };
@@ -603,6 +605,7 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         ids: Arc::new(SequentialIds::default()),
         http: None,
         tool_host: None,
+        approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
     };

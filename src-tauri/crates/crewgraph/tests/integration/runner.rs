@@ -68,6 +68,7 @@ pub fn deps_with(llm: Arc<dyn LlmClient>) -> (RunDeps, Arc<MemoryStore>, Arc<Col
         ids: Arc::new(SequentialIds::default()),
         http: None,
         tool_host: None,
+        approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
     };

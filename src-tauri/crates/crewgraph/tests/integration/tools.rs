@@ -34,6 +34,8 @@ tools:
       command: node
       args: ["{server}", "{folder}"]
       timeout: 30s
+  policy:
+    files.write_file: allow   # (approvals are tested in approvals.rs)
 agents:
   - id: researcher
     role: Reads the notes

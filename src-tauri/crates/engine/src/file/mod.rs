@@ -87,6 +87,9 @@ pub struct AgentFile {
     #[serde(default)]
     #[ts(as = "Option<Vec<String>>")]
     pub tools: Vec<Spanned<String>>,
+    /// This agent's tool rules (as `tools.policy`), before the crew's.
+    #[ts(as = "Option<std::collections::BTreeMap<String, String>>")]
+    pub tool_policy: Option<Entries<Spanned<String>, Spanned<String>>>,
     #[serde(default)]
     #[ts(as = "Option<Vec<String>>")]
     pub handoff_targets: Vec<Spanned<String>>,
@@ -312,6 +315,9 @@ pub struct ToolsFile {
     pub http_get: Option<HttpGetFile>,
     #[ts(as = "Option<std::collections::BTreeMap<String, ServerFile>>")]
     pub servers: Option<Entries<Spanned<String>, ServerFile>>,
+    /// Tool (`server.tool`, `server.*`, a built-in name) → `allow`, `ask` or `deny`.
+    #[ts(as = "Option<std::collections::BTreeMap<String, String>>")]
+    pub policy: Option<Entries<Spanned<String>, Spanned<String>>>,
 }
 
 /// `tools.http_get`: the hosts `http_get` may reach.
@@ -431,7 +437,7 @@ impl Serialize for Targets {
 }
 
 /// A YAML mapping kept in file order (rules and groups are ordered).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Entries<K, V>(pub Vec<(K, V)>);
 
 impl<K, V> Default for Entries<K, V> {

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::approval::ToolDecision;
 use super::llm::Usage;
 use super::time::Timestamp;
 use crate::crew::Strategy;
@@ -102,6 +103,23 @@ pub enum EventKind {
     },
     /// A tool's answer (or its error).
     ToolResult { agent: AgentId, name: String, result: String },
+    /// A tool call waits for a person to allow it (its tool's policy is `ask`); the
+    /// run stops `paused` until they answer.
+    ToolApprovalRequested {
+        agent: AgentId,
+        /// This call's id in the run (`call-<its reply's place in the history>-<its place in the reply>`).
+        call_id: String,
+        name: String,
+        #[ts(type = "unknown")]
+        arguments: serde_json::Value,
+    },
+    /// The answer to a call waiting for approval.
+    ToolApproval {
+        call_id: String,
+        decision: ToolDecision,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// A tool server's word on a call still going on (MCP progress).
     ToolProgress {
         agent: AgentId,
@@ -186,6 +204,8 @@ impl EventKind {
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::ToolProgress { .. } => "tool_progress",
+            EventKind::ToolApprovalRequested { .. } => "tool_approval_requested",
+            EventKind::ToolApproval { .. } => "tool_approval",
             EventKind::AgentResponse { .. } => "agent_response",
             EventKind::SignalMatched { .. } => "signal_matched",
             EventKind::Handoff { .. } => "handoff",

@@ -10,6 +10,7 @@
 //! [`crate::routing::decider::RouteDecider`] decides after each turn (the
 //! gatekeeper's comes in through [`RunDeps`]).
 
+pub mod approval;
 pub mod calculator;
 mod context;
 pub mod driver;
@@ -28,7 +29,8 @@ pub mod time;
 pub mod tool_host;
 pub mod tools;
 
-pub use driver::{resume_run, start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
+pub use approval::{Answer, Approvals, Pending, ToolDecision};
+pub use driver::{answer_tool_call, resume_run, start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{ContextWindow, Ending, LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};
 pub use memory::MemoryStore;
@@ -37,4 +39,4 @@ pub use sink::{CollectingSink, EventSink, NullSink};
 pub use store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Turn};
 pub use time::{Clock, IdSource, RandomIds, SequentialIds, SteppingClock, SystemClock, Timestamp};
 pub use tool_host::{ServerTool, ToolHost, ToolOutput, ToolProgress};
-pub use tools::{HttpFetch, Tools};
+pub use tools::{HttpFetch, ToolFacts, Tools};

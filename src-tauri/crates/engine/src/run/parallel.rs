@@ -18,13 +18,15 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::approval::{Approvals, ToolDecision};
 use super::context::{self, Bounds, Fitter};
 use super::driver::{asked_again_words, Run, TOKEN_WINDOW};
 use super::event::{EventKind, RunStatus};
 use super::llm::{LlmError, LlmRequest, Usage};
 use super::message::{Message, ToolCall};
 use super::tools::Tools;
-use crate::crew::{Agent, ParallelGroup};
+use crate::crew::{policy_of, Agent, ParallelGroup, PolicyRule, ToolPolicy};
+use crate::ids::GroupId;
 
 /// What a member reports while it works.
 enum Update {
@@ -67,6 +69,9 @@ pub(crate) async fn run(run: &mut Run<'_>, group: &ParallelGroup) -> bool {
                 fitter: run.fitter.clone(),
                 bounds: Bounds::of(agent, &crew.settings),
                 max_rounds: crew.settings.max_tool_rounds,
+                crew_rules: &crew.tool_policy,
+                approvals: run.deps.approvals,
+                group: &group.id,
                 tx: tx.clone(),
                 cancel: stop.clone(),
             };
@@ -195,6 +200,11 @@ struct Member<'a> {
     fitter: std::sync::Arc<Fitter>,
     bounds: Bounds,
     max_rounds: u32,
+    /// The crew's tool rules (the agent's are on it).
+    crew_rules: &'a [PolicyRule],
+    /// Who answers a call whose tool asks: no person can be waited for here.
+    approvals: Approvals,
+    group: &'a GroupId,
     tx: mpsc::UnboundedSender<(usize, Update)>,
     cancel: CancellationToken,
 }
@@ -202,6 +212,31 @@ struct Member<'a> {
 impl Member<'_> {
     fn say(&self, update: Update) {
         let _ = self.tx.send((self.index, update));
+    }
+
+    /// Whether a call may be made. A run waits for a person only between steps, so in a
+    /// group a tool that asks is allowed or denied by `--approve-tools`, else denied.
+    fn permitted(&self, call: &ToolCall) -> Result<(), String> {
+        if !self.tools.lists(self.agent, &call.name) {
+            return Ok(()); // Not its tool: the call answers so.
+        }
+        let facts = self.tools.facts(&call.name);
+        match policy_of(&facts.name, facts.builtin, facts.read_only, &self.agent.tool_policy, self.crew_rules) {
+            ToolPolicy::Allow => Ok(()),
+            ToolPolicy::Deny => Err(format!("this crew does not allow {} to be called", facts.name)),
+            ToolPolicy::Ask => match self.approvals.answer(facts.read_only) {
+                Some((ToolDecision::Deny, words)) => Err(format!("the call was not allowed ({words})")),
+                Some((_, words)) => {
+                    self.say(Update::Warning(format!("{}'s call of {}: {words}", self.agent.id, facts.name)));
+                    Ok(())
+                }
+                None => Err(format!(
+                    "{} asks for a person's approval, which cannot be waited for inside the parallel group '{}'; \
+                     allow it for {} (tool_policy) to use it there",
+                    facts.name, self.group, self.agent.id
+                )),
+            },
+        }
     }
 
     async fn work(mut self) -> Ended {
@@ -264,15 +299,22 @@ impl Member<'_> {
             let mut asked = Message::agent(&self.agent.id, reply.content);
             asked.tool_calls = reply.tool_calls.clone();
             self.history.push(asked);
+            // Every call of the reply is announced, then each is made (as in a turn of the run).
+            for call in &reply.tool_calls {
+                self.say(Update::ToolCall(ToolCall { name: self.tools.display(&call.name), ..call.clone() }));
+            }
             for call in reply.tool_calls {
                 let name = self.tools.display(&call.name);
-                self.say(Update::ToolCall(ToolCall { name: name.clone(), ..call.clone() }));
                 let (tx, index) = (self.tx.clone(), self.index);
                 let heard = name.clone();
                 let progress = move |p: super::tool_host::ToolProgress| {
                     let _ = tx.send((index, Update::ToolProgress(heard.clone(), p)));
                 };
-                let result = match self.tools.call(self.agent, &call, &progress, &self.cancel).await {
+                let called = match self.permitted(&call) {
+                    Ok(()) => self.tools.call(self.agent, &call, &progress, &self.cancel).await,
+                    Err(why) => Err(why),
+                };
+                let result = match called {
                     Ok(result) => result,
                     Err(error) => {
                         self.say(Update::Warning(format!("{}'s call of {name}: {error}", self.agent.id)));

@@ -45,9 +45,28 @@ pub struct Tools {
     allowed_hosts: Vec<String>,
     servers: Arc<[ToolServer]>,
     host: Option<Arc<dyn ToolHost>>,
-    /// The names server tools were offered to models under, to the server (its
-    /// index) and the tool's own name.
-    offered: Arc<Mutex<HashMap<String, (usize, String)>>>,
+    /// The server tools offered to models, by the name the model knows them by.
+    offered: Arc<Mutex<HashMap<String, Offered>>>,
+}
+
+/// A server's tool as offered to a model.
+#[derive(Clone, Debug)]
+struct Offered {
+    /// The server's index.
+    server: usize,
+    /// The tool's own name on its server.
+    tool: String,
+    read_only: bool,
+}
+
+/// What a called tool is, for its policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolFacts {
+    /// Its name for people: `server.tool`, or a built-in tool's.
+    pub name: String,
+    pub builtin: bool,
+    /// Its server marks it read-only (`readOnlyHint`).
+    pub read_only: bool,
 }
 
 /// Which tools of a server an agent's entry asks for.
@@ -106,9 +125,24 @@ impl Tools {
 
     /// The name people see for a tool the model called: `server.tool` for a server's.
     pub fn display(&self, name: &str) -> String {
-        match self.offered.lock().ok().and_then(|offered| offered.get(name).cloned()) {
-            Some((index, tool)) => format!("{}.{tool}", self.servers[index].name),
-            None => name.to_owned(),
+        self.facts(name).name
+    }
+
+    /// What a called name is: its name for people, built in or not, read-only or not.
+    pub fn facts(&self, name: &str) -> ToolFacts {
+        if BUILTIN_TOOLS.contains(&name) {
+            return ToolFacts { name: name.to_owned(), builtin: true, read_only: false };
+        }
+        match self.resolve(name) {
+            Some((index, tool)) => {
+                let read_only = self
+                    .offered
+                    .lock()
+                    .map(|offered| offered.values().any(|o| o.server == index && o.tool == tool && o.read_only))
+                    .unwrap_or(false);
+                ToolFacts { name: format!("{}.{tool}", self.servers[index].name), builtin: false, read_only }
+            }
+            None => ToolFacts { name: name.to_owned(), builtin: false, read_only: false },
         }
     }
 
@@ -133,7 +167,7 @@ impl Tools {
         }
         let Some((index, tool)) = self.resolve(&call.name) else { return Err(unknown(agent, &call.name)) };
         let server = &self.servers[index];
-        if !agent.tools.iter().any(|entry| self.server_entry(entry).is_some_and(|(i, w)| i == index && w.covers(&tool))) {
+        if !self.lists(agent, &call.name) {
             return Err(unknown(agent, &format!("{}.{tool}", server.name)));
         }
         let arguments = match &call.arguments {
@@ -148,6 +182,16 @@ impl Tools {
         } else {
             Ok(output.text)
         }
+    }
+
+    /// Whether `agent` lists the tool a called name stands for (a call of a tool it
+    /// does not have is answered with an error, never asked about).
+    pub fn lists(&self, agent: &Agent, name: &str) -> bool {
+        if BUILTIN_TOOLS.contains(&name) {
+            return agent.tools.iter().any(|t| t == name);
+        }
+        let Some((index, tool)) = self.resolve(name) else { return false };
+        agent.tools.iter().any(|entry| self.server_entry(entry).is_some_and(|(i, wanted)| i == index && wanted.covers(&tool)))
     }
 
     /// The server (index) and tools an agent's entry names: `server`, `server.*`,
@@ -170,7 +214,7 @@ impl Tools {
     /// The server and tool a called name stands for: a name offered to the model, or
     /// `server.tool` / `server/tool` as a script writes it.
     fn resolve(&self, name: &str) -> Option<(usize, String)> {
-        if let Some(found) = self.offered.lock().ok().and_then(|offered| offered.get(name).cloned()) {
+        if let Some(found) = self.offered.lock().ok().and_then(|offered| offered.get(name).map(|o| (o.server, o.tool.clone()))) {
             return Some(found);
         }
         match self.server_entry(name)? {
@@ -183,7 +227,7 @@ impl Tools {
     fn offer(&self, index: usize, tool: ServerTool) -> ToolSpec {
         let name = model_name(&self.servers[index].name, &tool.name);
         if let Ok(mut offered) = self.offered.lock() {
-            offered.insert(name.clone(), (index, tool.name.clone()));
+            offered.insert(name.clone(), Offered { server: index, tool: tool.name.clone(), read_only: tool.read_only });
         }
         let parameters = if tool.parameters.is_object() { tool.parameters } else { json!({"type": "object", "properties": {}}) };
         ToolSpec { name, description: tool.description, parameters }

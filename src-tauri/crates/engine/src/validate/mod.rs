@@ -22,8 +22,8 @@ use marked_yaml::{Span, Spanned};
 use unicode_normalization::char::is_combining_mark;
 
 use crate::crew::{
-    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, Routing, ServerTransport, ServerValue, Settings, Strategy,
-    ToolServer, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_TIMEOUT,
+    Agent, Crew, CrewLayout, Gatekeeper, ModelSpec, OnLoop, OnNoSignal, PolicyRule, Routing, ServerTransport, ServerValue, Settings,
+    Strategy, ToolPolicy, ToolServer, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_TIMEOUT,
 };
 use crate::diagnostic::{Problem, Subject};
 use crate::file::{is_null, AgentFile, CrewFile, Entries, ModelFile, ServerValueFile};
@@ -104,6 +104,7 @@ pub fn validate(file: &CrewFile, loaded: &[LoadedAgent], layout: CrewLayout, rep
         routing,
         settings,
         tool_servers,
+        tool_policy: policy_rules(file.tools.as_ref().and_then(|t| t.policy.as_ref()), "tools.policy", report),
         http_allow: file.tools.as_ref().and_then(|t| t.http_get.as_ref()).map(|h| h.allow.clone()).unwrap_or_default(),
         layout,
     };
@@ -183,6 +184,7 @@ fn build_agents(loaded: &[LoadedAgent], report: &mut Report) -> (Vec<Agent>, Vec
             backup: file.backup.as_ref().map(model_spec),
             temperature,
             tools: file.tools.iter().map(|t| t.to_string()).collect(),
+            tool_policy: policy_rules(file.tool_policy.as_ref(), &format!("agents.{id_text}.tool_policy"), report),
             handoff_targets: Vec::new(),
             is_terminal: file.is_terminal.unwrap_or(false),
             wait_for_signal: file.wait_for_signal.unwrap_or(false),
@@ -413,6 +415,24 @@ fn build_tool_servers(file: &CrewFile, report: &mut Report) -> Vec<ToolServer> {
         out.push(ToolServer { name: name.to_string(), transport, timeout });
     }
     out
+}
+
+/// The rules of a `tools.policy` (or an agent's `tool_policy`) mapping.
+fn policy_rules(rules: Option<&Entries<Spanned<String>, Spanned<String>>>, field: &str, report: &mut Report) -> Vec<PolicyRule> {
+    let Some(rules) = rules else { return Vec::new() };
+    rules
+        .0
+        .iter()
+        .filter_map(|(tools, policy)| {
+            let field = format!("{field}.{}", tools.as_str());
+            let known = ToolPolicy::CHOICES.iter().find(|(_, name)| *name == policy.trim()).map(|(p, _)| *p);
+            if known.is_none() {
+                // Reported; the rule is left out.
+                choice(Some(policy), &field, ToolPolicy::CHOICES, report);
+            }
+            known.map(|policy| PolicyRule { tools: tools.trim().to_owned(), policy })
+        })
+        .collect()
 }
 
 fn server_values(values: Option<&Entries<Spanned<String>, ServerValueFile>>) -> Vec<(String, ServerValue)> {

@@ -56,6 +56,7 @@ impl Bench {
             ids: self.ids.clone(),
             http: None,
             tool_host: None,
+            approvals: Default::default(),
             notices: Vec::new(),
             gatekeeper: None,
         }

@@ -282,7 +282,14 @@ async fn the_local_model_ends_with_a_line_signal_carrying_its_payload() {
                       READY_FOR_REVIEW: <task id>. If the request is unclear, end with the line SEEKING_CLARIFICATION.";
         let history = [Message::user("Task T-7: add a logout button to the header.")];
         for turn in 1..=2 {
-            let request = LlmRequest { signals: &endings, max_tokens: Some(96), ..LlmRequest::new(&agent, system, Visible::all(&history)) };
+            // Greedy (temperature 0): a sampled reply may ramble past its 96 tokens before
+            // the ending the grammar holds it to, and the test would fail one run in a few.
+            let request = LlmRequest {
+                signals: &endings,
+                max_tokens: Some(96),
+                temperature: Some(0.0),
+                ..LlmRequest::new(&agent, system, Visible::all(&history))
+            };
             let reply = complete(&model, &request).await.reply().content.clone();
             let last = reply.lines().last().unwrap_or_default();
             assert!(matchers.iter().any(|m| m.is_match(last)), "reply {turn} ends with a line a pattern matches: {reply:?}");
@@ -350,6 +357,7 @@ async fn a_request_the_server_refuses_as_too_long_is_trimmed_to_the_window_it_sa
             ids: Arc::new(SequentialIds::default()),
             http: None,
             tool_host: None,
+            approvals: Default::default(),
             notices: Vec::new(),
             gatekeeper: None,
         };

@@ -260,6 +260,18 @@ pub fn every_event_kind() -> Vec<EventKind> {
         EventKind::Paused { agent: a.clone(), signal: None },
         EventKind::ToolProgress { agent: a.clone(), name: "files.read_text_file".into(), progress: 2.0, total: Some(5.0), message: None },
         EventKind::ToolProgress { agent: a.clone(), name: "clock.wait".into(), progress: 0.5, total: None, message: Some("half".into()) },
+        EventKind::ToolApprovalRequested {
+            agent: a.clone(),
+            call_id: "call-7".into(),
+            name: "files.write_file".into(),
+            arguments: serde_json::json!({"path": "notes/«summary».md", "content": "3/4\n"}),
+        },
+        EventKind::ToolApproval { call_id: "call-7".into(), decision: crewgraph_engine::run::ToolDecision::AllowRun, reason: None },
+        EventKind::ToolApproval {
+            call_id: "call-9".into(),
+            decision: crewgraph_engine::run::ToolDecision::Deny,
+            reason: Some("not there".into()),
+        },
         EventKind::Resumed { agent: a.clone(), input: "go on".into() },
         EventKind::Warning { message: "target 'ghost' does not exist".into() },
         EventKind::LoopDetected { agents: vec![a.clone(), AgentId::from("student")], repeats: 3 },
@@ -296,11 +308,13 @@ pub fn variant(kind: &EventKind) -> usize {
         EventKind::LoopDetected { .. } => 15,
         EventKind::RunFinished { .. } => 16,
         EventKind::ToolProgress { .. } => 17,
+        EventKind::ToolApprovalRequested { .. } => 18,
+        EventKind::ToolApproval { .. } => 19,
     }
 }
 
 /// How many variants [`variant`] knows.
-pub const VARIANTS: usize = 18;
+pub const VARIANTS: usize = 20;
 
 /// One message of each shape the history holds.
 pub fn every_message_shape() -> Vec<Message> {

@@ -35,7 +35,7 @@ pub use models::{
     CheckModel, DiscoverModels, ListModels, ModelServers, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel, SetModelServers,
 };
 pub use requests::{Nothing, WhichCrew, WhichModel, WhichRun};
-pub use run_request::{Replies, ResumeRun, StartRun};
+pub use run_request::{ApproveToolCall, Replies, ResumeRun, StartRun};
 pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
     StepRun, TypeReply,
@@ -92,6 +92,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<StartRun>();
     visitor.visit::<GetRun>();
     visitor.visit::<ResumeRun>();
+    visitor.visit::<ApproveToolCall>();
     visitor.visit::<CancelRun>();
     visitor.visit::<TypeReply>();
     visitor.visit::<StepRun>();

@@ -9,6 +9,7 @@ use ts_rs::TS;
 use utoipa::ToSchema;
 
 use crate::api::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
+use crewgraph_engine::run::{Answer, ToolDecision};
 use crewgraph_llm::{Pace, Stepper, TypedReplies};
 
 /// Where a run's agents' replies come from: their models (or one model for all), a
@@ -128,6 +129,47 @@ impl ResumeRun {
     pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
         self.replies.options(api)
     }
+}
+
+/// A person's answer to a tool call a run waits on (`POST /runs/{id}/approvals/{call_id}`).
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ApproveToolCall {
+    /// The run's id.
+    #[schema(example = "run-5f0c2d1e9a7b3c41")]
+    pub id: String,
+    /// The call, as its `tool_approval_requested` event names it.
+    #[schema(example = "call-4-0")]
+    pub call_id: String,
+    /// `allow_once`, `allow_run` (this tool for the rest of the run) or `deny`.
+    #[schema(schema_with = decision_schema)]
+    pub decision: ToolDecision,
+    /// Why (a denial's reason is told to the agent).
+    #[serde(default)]
+    #[ts(optional)]
+    pub reason: Option<String>,
+    /// How the run's agents reply as it goes on (as for a resume: its script again, in Simulate mode).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub replies: Replies,
+}
+
+impl ApproveToolCall {
+    /// The answer and the run options it stands for.
+    pub fn answer(&self, api: &Api) -> Result<(Answer, RunOptions), ApiError> {
+        let reason = self.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_owned);
+        let answer = Answer { call_id: self.call_id.trim().to_owned(), decision: self.decision, reason };
+        Ok((answer, self.replies.options(api)?))
+    }
+}
+
+/// The schema of a decision: one of its three names.
+fn decision_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["allow_once", "allow_run", "deny"]))
+        .build()
 }
 
 fn invalid(message: &str) -> ApiError {

@@ -13,7 +13,7 @@ use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
 use super::requests::{Nothing, WhichRun};
-use super::run_request::{ResumeRun, StartRun};
+use super::run_request::{ApproveToolCall, ResumeRun, StartRun};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
 use crate::api::{read_recording, Api, ApiError, ApiErrorCode, Recording};
 
@@ -90,6 +90,41 @@ impl Operation for ResumeRun {
         }
         let options = request.options(api)?;
         Ok(RunAccepted::of(&api.spawn_resume(&id, request.input.as_deref(), options).await?))
+    }
+
+    fn headers(answer: &RunAccepted) -> Vec<(&'static str, String)> {
+        location(answer)
+    }
+}
+
+impl Operation for ApproveToolCall {
+    type Request = Self;
+    const NAME: &'static str = "approve_tool_call";
+    const SUMMARY: &'static str = "Answers a tool call a run waits on (its `tool_approval_requested` event): allow it once, for the \
+                                   rest of the run, or deny it; the run goes on in the background (`not_found`: the run waits \
+                                   on no such call)";
+    const ROUTE: Option<Route> = Some(Route::post("/runs/{id}/approvals/{call_id}", "runs").answering(202));
+    const ERRORS: &'static [ApiErrorCode] =
+        &[ApiErrorCode::NotFound, ApiErrorCode::Conflict, ApiErrorCode::InvalidCrew, ApiErrorCode::Store];
+    type Answer = RunAccepted;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<RunAccepted>(schemas)
+    }
+
+    async fn call(request: Self, api: &Api) -> Result<RunAccepted, ApiError> {
+        let id = RunId::from(request.id.as_str());
+        match api.run_crew_path(&id).await? {
+            Some(path) if api.reaches(&path) => {}
+            _ => {
+                return Err(ApiError::new(
+                    ApiErrorCode::InvalidInput,
+                    format!("run '{id}' ran a crew outside this server's crews folder; answer it where it ran (crewgraph approve)"),
+                ))
+            }
+        }
+        let (answer, options) = request.answer(api)?;
+        Ok(RunAccepted::of(&api.spawn_answer(&id, answer, options).await?))
     }
 
     fn headers(answer: &RunAccepted) -> Vec<(&'static str, String)> {

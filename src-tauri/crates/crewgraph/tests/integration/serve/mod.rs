@@ -21,7 +21,7 @@ mod editor;
 mod events;
 mod fuzz;
 mod gatekeeper;
-mod process;
+pub(crate) mod process;
 mod routes;
 mod security;
 mod slow;

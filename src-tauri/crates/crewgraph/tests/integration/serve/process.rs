@@ -18,7 +18,7 @@ fn binary() -> std::path::PathBuf {
 }
 
 /// A `crewgraph serve` child, killed if a failing test leaves it running.
-struct Served(Child);
+pub(crate) struct Served(pub(crate) Child);
 
 impl Drop for Served {
     fn drop(&mut self) {
@@ -43,7 +43,7 @@ impl std::ops::DerefMut for Served {
 }
 
 /// `crewgraph serve ARGS` as a child; its address once it says it listens.
-fn spawn(fixture: &Fixture, args: &[&str]) -> (Served, String) {
+pub(crate) fn spawn(fixture: &Fixture, args: &[&str]) -> (Served, String) {
     let mut child = Served(
         Command::new(binary())
             .arg("serve")
