@@ -5,6 +5,11 @@
 // picks one.
 import type { ApiErrorCode } from "../bindings/ApiErrorCode";
 import type { ApproveToolCall } from "../bindings/ApproveToolCall";
+import type { ImportedServers } from "../bindings/ImportedServers";
+import type { ServerCheck } from "../bindings/ServerCheck";
+import type { ServerSpec } from "../bindings/ServerSpec";
+import type { ServerTools } from "../bindings/ServerTools";
+import type { ToolServerView } from "../bindings/ToolServerView";
 import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
@@ -61,6 +66,18 @@ export interface Backend {
   checkSignalName(name: string): Promise<string | null>;
   /** The models agents can use; `check` asks each whether it answers. */
   listModels(check?: boolean): Promise<ModelView[]>;
+  /** The tool servers every crew can use (Settings). */
+  listToolServers(): Promise<ToolServerView[]>;
+  /** Adds or replaces a tool server every crew can use; refused in words when a crew file could not hold it. */
+  putToolServer(name: string, spec: ServerSpec): Promise<ToolServerView>;
+  /** Forgets a tool server of the app. */
+  removeToolServer(name: string): Promise<void>;
+  /** Adds the servers of an `mcpServers` JSON text (Claude Desktop, Cursor, VS Code). */
+  importToolServers(text: string): Promise<ImportedServers>;
+  /** Starts a tool server of the app and lists its tools. */
+  checkToolServer(name: string): Promise<ServerCheck>;
+  /** The tools of every server a crew can use (its own `servers`, and the app's). */
+  crewTools(servers?: Record<string, ServerSpec>): Promise<ServerTools[]>;
   /** Adds or replaces a model. */
   putModel(name: string, request: ModelRequest): Promise<void>;
   removeModel(name: string): Promise<void>;

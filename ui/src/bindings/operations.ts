@@ -8,6 +8,7 @@ import type { CheckRecording } from "./CheckRecording";
 import type { CheckSignalName } from "./CheckSignalName";
 import type { CrewDocument } from "./CrewDocument";
 import type { CrewSummary } from "./CrewSummary";
+import type { CrewTools } from "./CrewTools";
 import type { CrewYaml } from "./CrewYaml";
 import type { EditableCrew } from "./EditableCrew";
 import type { ExportCrew } from "./ExportCrew";
@@ -16,6 +17,8 @@ import type { FoundServer } from "./FoundServer";
 import type { GatekeeperAnswer } from "./GatekeeperAnswer";
 import type { GatekeeperQuestion } from "./GatekeeperQuestion";
 import type { ImportRecording } from "./ImportRecording";
+import type { ImportToolServers } from "./ImportToolServers";
+import type { ImportedServers } from "./ImportedServers";
 import type { ListModels } from "./ListModels";
 import type { MatchResult } from "./MatchResult";
 import type { MatchSignal } from "./MatchSignal";
@@ -23,6 +26,7 @@ import type { ModelCheck } from "./ModelCheck";
 import type { ModelView } from "./ModelView";
 import type { Nothing } from "./Nothing";
 import type { PutModel } from "./PutModel";
+import type { PutToolServer } from "./PutToolServer";
 import type { RecentCrew } from "./RecentCrew";
 import type { Recording } from "./Recording";
 import type { RemoveAgent } from "./RemoveAgent";
@@ -37,9 +41,12 @@ import type { RunSummary } from "./RunSummary";
 import type { RuntimeAgentView } from "./RuntimeAgentView";
 import type { SaveCrew } from "./SaveCrew";
 import type { SavedCrew } from "./SavedCrew";
+import type { ServerCheck } from "./ServerCheck";
+import type { ServerTools } from "./ServerTools";
 import type { SetApiKey } from "./SetApiKey";
 import type { SetModelServers } from "./SetModelServers";
 import type { StartRun } from "./StartRun";
+import type { ToolServerView } from "./ToolServerView";
 import type { TriedReply } from "./TriedReply";
 import type { TryAgent } from "./TryAgent";
 import type { TypeReply } from "./TypeReply";
@@ -47,6 +54,7 @@ import type { Validation } from "./Validation";
 import type { WhichCrew } from "./WhichCrew";
 import type { WhichModel } from "./WhichModel";
 import type { WhichRun } from "./WhichRun";
+import type { WhichToolServer } from "./WhichToolServer";
 
 /** Every operation: what it takes, what it answers, the error codes it may answer. */
 export type Operations = {
@@ -110,6 +118,18 @@ export type Operations = {
   set_api_key: { request: SetApiKey; answer: void; errors: "io" | "invalid_input" };
   /** Forgets an API key kept in the OS keyring; false when there was none */
   remove_api_key: { request: RemoveApiKey; answer: boolean; errors: "io" | "invalid_input" };
+  /** The tool servers every crew can use (Settings), in the crew file's shape */
+  list_tool_servers: { request: Nothing; answer: Array<ToolServerView>; errors: "store" | "invalid_input" };
+  /** Adds or replaces a tool server every crew can use (refused in words when a crew file could not hold it) */
+  put_tool_server: { request: PutToolServer; answer: ToolServerView; errors: "store" | "invalid_input" };
+  /** Forgets a tool server of the app (`not_found`: there is none of that name) */
+  remove_tool_server: { request: WhichToolServer; answer: void; errors: "not_found" | "store" | "invalid_input" };
+  /** Adds the servers of an `mcpServers` JSON text; its literal env and header values go into the OS keyring (the stored servers name them) */
+  import_tool_servers: { request: ImportToolServers; answer: ImportedServers; errors: "store" | "invalid_input" };
+  /** Starts a tool server of the app (if it is not running) and lists its tools; a failure is said in the answer, with its log */
+  check_tool_server: { request: WhichToolServer; answer: ServerCheck; errors: "not_found" | "store" | "invalid_input" };
+  /** The tools of every server a crew can use (its own and the app's), server by server, each started if it is not running */
+  crew_tools: { request: CrewTools; answer: Array<ServerTools>; errors: "store" | "invalid_input" };
   /** Every stored run, newest first (RunSummary) */
   list_runs: { request: Nothing; answer: Array<RunSummary>; errors: "store" | "invalid_input" };
   /** Starts a run; it goes on in the background. The answer comes once its first step is stored: from then on it is listed and its events can be watched */
@@ -180,6 +200,12 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   set_model_servers: { method: "PUT", path: "/model-servers", status: 204 },
   set_api_key: null,
   remove_api_key: null,
+  list_tool_servers: { method: "GET", path: "/tool-servers", status: 200 },
+  put_tool_server: { method: "PUT", path: "/tool-servers/{name}", status: 200 },
+  remove_tool_server: { method: "DELETE", path: "/tool-servers/{name}", status: 204 },
+  import_tool_servers: { method: "POST", path: "/tool-servers/import", status: 200 },
+  check_tool_server: { method: "POST", path: "/tool-servers/{name}/check", status: 200 },
+  crew_tools: { method: "POST", path: "/tools", status: 200 },
   list_runs: { method: "GET", path: "/runs", status: 200 },
   start_run: { method: "POST", path: "/runs", status: 202 },
   get_run: { method: "GET", path: "/runs/{id}", status: 200 },

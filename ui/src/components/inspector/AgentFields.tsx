@@ -1,10 +1,14 @@
 // Every field of an agent (DESIGN.md §2) in plain words, one line of help under
 // each. The same fields serve a new agent (a draft, `live`) and an agent of the
 // crew (each field applied as it is left); `AgentForm` supplies what each does.
+import { useState } from "react";
 import type { AgentSpec } from "../../bindings/AgentSpec";
+import type { ServerSpec } from "../../bindings/ServerSpec";
+import type { ToolPolicy } from "../../bindings/ToolPolicy";
 import { AgentInstructions } from "./AgentInstructions";
 import { CheckField, ChipsField, ChoicesField, type Commit, TextField } from "./fields";
 import { ModelPicker } from "./ModelPicker";
+import { ToolPicker } from "./ToolPicker";
 
 export type Flag = "is_terminal" | "wait_for_signal";
 export type TextKey = "name" | "role" | "description" | "objective" | "backstory" | "system_prompt" | "model";
@@ -36,6 +40,10 @@ export type AgentFieldsApi = {
   setTemperature: Commit<string>;
   setMaxTokens: Commit<string>;
   setHandoff: (to: string, on: boolean) => string | null;
+  /** The agent's rule for `tool` (null: the usual one). */
+  setPolicy: (tool: string, policy: ToolPolicy | null) => string | null;
+  /** The crew's own tool servers (its file's `tools.servers`), for the picker. */
+  crewServers?: Record<string, ServerSpec>;
   setFlag: (flag: Flag, on: boolean) => string | null;
 };
 
@@ -75,6 +83,8 @@ export function parseMaxTokens(text: string): number | undefined {
 export function AgentFields({ api }: { api: AgentFieldsApi }) {
   const { live, agent, setText, setList } = api;
   const text = (key: TextKey) => agent[key] ?? "";
+  // The picker asks the tool servers only once it is opened.
+  const [picking, setPicking] = useState(false);
   const about = (
     <>
       <TextField
@@ -143,10 +153,25 @@ export function AgentFields({ api }: { api: AgentFieldsApi }) {
       />
       <ChipsField
         label="Tools"
-        help="Tools this agent may use, by name."
+        help="Tools this agent may use, by name: pick them below, or type one."
         values={agent.tools ?? []}
         onChange={(value) => setList("tools", value)}
       />
+      <details className="ins-more" onToggle={(e) => setPicking((e.target as HTMLDetailsElement).open)}>
+        <summary>Choose from the tools there are</summary>
+        {picking && (
+          <ToolPicker
+            chosen={agent.tools ?? []}
+            policies={agent.tool_policy ?? {}}
+            crewServers={api.crewServers}
+            onToggle={(tool, on) => {
+              const now = agent.tools ?? [];
+              setList("tools", on ? [...now.filter((t) => t !== tool), tool] : now.filter((t) => t !== tool));
+            }}
+            onPolicy={api.setPolicy}
+          />
+        )}
+      </details>
       {(api.bySignals || api.handoffs.length > 0) && (
         <ChoicesField
           label="If no signal matches, hand off to"

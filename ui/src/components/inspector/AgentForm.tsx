@@ -54,6 +54,14 @@ export function AgentForm({ agentId, onClose, position }: AgentFormProps) {
   return <ExistingAgent spec={spec} agentId={agentId} />;
 }
 
+/** An agent's tool rules with `tool`'s set (null: its rule gone; none left: no rules). */
+export function withPolicy(rules: Record<string, string>, tool: string, policy: string | null): Record<string, string> | undefined {
+  const next = { ...rules };
+  if (policy === null) delete next[tool];
+  else next[tool] = policy;
+  return Object.keys(next).length > 0 ? next : undefined;
+}
+
 /** The crew routes by the signals in replies (the default strategy). */
 const bySignals = (spec: CrewSpec) => (spec.routing?.strategy ?? "signals") === "signals";
 
@@ -93,6 +101,12 @@ function ExistingAgent({ spec, agentId }: { spec: CrewSpec; agentId: string }) {
       value === (agent[key] ?? "") ? null : change(FIELD_WORDS[key], (s) => updateAgent(s, agentId, { [key]: value })),
     setList: (key, value) =>
       sameList(value, agent[key] ?? []) ? null : change(FIELD_WORDS[key], (s) => updateAgent(s, agentId, { [key]: value })),
+    setPolicy: (tool, policy) => {
+      const now = agent.tool_policy ?? {};
+      if ((now[tool] ?? null) === policy) return null;
+      return change("tool rules", (s) => updateAgent(s, agentId, { tool_policy: withPolicy(now, tool, policy) }));
+    },
+    crewServers: spec.tools?.servers,
     setId: (id) => (id.trim() === agentId ? null : apply(`Rename ${who}`, (s) => renameAgent(s, agentId, id))),
     setTemperature: (text) => {
       const problem = temperatureProblem(text);
@@ -167,6 +181,8 @@ function NewAgent({ spec, onClose, position }: NewAgentProps) {
     idError,
     setText: (key, value) => set({ [key]: value }),
     setList: (key, value) => set({ [key]: value }),
+    setPolicy: (tool, policy) => set({ tool_policy: withPolicy(draft.tool_policy ?? {}, tool, policy) }),
+    crewServers: spec.tools?.servers,
     setId: (value) => {
       setTypedId(value);
       return null;

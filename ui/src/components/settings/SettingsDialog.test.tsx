@@ -3,13 +3,13 @@
 // each model's check found, in words; what adding or changing a model (its context
 // window and longest reply too), checking it, saving or forgetting a key, choosing
 // the default and removing ask of it; the model servers found, and where to look.
-import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ModelView } from "../../bindings/ModelView";
 import { sizeProblem } from "./ModelForm";
 import { SettingsDialog } from "./SettingsDialog";
 
-const calls = vi.hoisted(() => ({ log: [] as unknown[][], models: [] as ModelView[] }));
+const calls = vi.hoisted(() => ({ log: [] as unknown[][], models: [] as ModelView[], servers: [] as { name: string; spec: unknown; summary: string; log: null }[] }));
 
 const checked: ModelView["check"] = {
   answers: true,
@@ -45,6 +45,28 @@ vi.mock("../../backend", () => ({
     discoverModels: async () => [{ kind: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen2.5:7b"] }],
     modelServers: async () => ["127.0.0.1:11434"],
     setModelServers: async (addresses: string[]) => void calls.log.push(["addresses", addresses]),
+    listToolServers: async () => calls.servers,
+    putToolServer: async (name: string, spec: { command?: string; args?: string[] }) => {
+      calls.log.push(["put-server", name, spec]);
+      const view = { name, spec, summary: [spec.command, ...(spec.args ?? [])].join(" "), log: null };
+      calls.servers = [...calls.servers, view];
+      return view;
+    },
+    removeToolServer: async (name: string) => {
+      calls.log.push(["remove-server", name]);
+      calls.servers = calls.servers.filter((s) => s.name !== name);
+    },
+    checkToolServer: async (name: string) => ({
+      name,
+      running: true,
+      tools: [{ name: `${name}.read_text_file`, description: "Reads a file", read_only: true }],
+      error: null,
+      log: `/data/tool-logs/${name}.log`,
+    }),
+    importToolServers: async (text: string) => {
+      calls.log.push(["import", text]);
+      return { added: ["time"], notes: ["time: the environment variable TZ is kept in the OS keyring as 'mcp-time-tz'"] };
+    },
   },
 }));
 
@@ -54,6 +76,7 @@ const fast: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini"
 beforeEach(() => {
   calls.log = [];
   calls.models = [local, fast];
+  calls.servers = [];
 });
 afterEach(cleanup);
 
@@ -167,5 +190,43 @@ describe("Settings", () => {
     const where = screen.getByLabelText("Addresses to look at") as HTMLInputElement;
     expect(where.value).toBe("127.0.0.1:11434");
     expect(where.closest("details")!.open).toBe(true);
+  });
+});
+
+describe("Settings · tool servers", () => {
+  it("adds a program with its arguments one per line, checks it and lists its tools, and removes it", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await screen.findByRole("form", { name: "Add a tool server" });
+    fireEvent.change(within(form).getByLabelText(/^Name/), { target: { value: "files" } });
+    fireEvent.change(within(form).getByLabelText("Command"), { target: { value: "npx" } });
+    fireEvent.change(within(form).getByLabelText("Arguments, one per line"), { target: { value: "-y\n @modelcontextprotocol/server-filesystem \n\n/home/ana/notes" } });
+    await act(async () => {
+      fireEvent.click(within(form).getByRole("button", { name: "Add" }));
+    });
+    expect(calls.log).toContainEqual(["put-server", "files", { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/home/ana/notes"] }]);
+    const list = screen.getByRole("list", { name: "Tool servers" });
+    expect(list.textContent).toContain("npx -y @modelcontextprotocol/server-filesystem /home/ana/notes");
+    await act(async () => {
+      fireEvent.click(within(list).getByRole("button", { name: "Check" }));
+    });
+    expect(list.textContent).toContain("Running · 1 tool: read_text_file");
+    expect(list.textContent).toContain("Its log: /data/tool-logs/files.log");
+    await act(async () => {
+      fireEvent.click(within(list).getByRole("button", { name: "Remove" }));
+    });
+    expect(calls.log).toContainEqual(["remove-server", "files"]);
+  });
+
+  it("imports an mcpServers file and says where its values went", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    fireEvent.click(await screen.findByRole("button", { name: "Import from Claude Desktop, Cursor or VS Code…" }));
+    const text = '{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "Europe/Paris"}}}}';
+    fireEvent.change(screen.getByLabelText(/Paste the file's text/), { target: { value: text } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Import" }));
+    });
+    expect(calls.log).toContainEqual(["import", text]);
+    expect(screen.getByText("Imported time.")).toBeTruthy();
+    expect(screen.getByText("time: the environment variable TZ is kept in the OS keyring as 'mcp-time-tz'")).toBeTruthy();
   });
 });

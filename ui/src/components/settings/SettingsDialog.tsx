@@ -3,7 +3,7 @@
 // key is kept under, its context window and longest reply) — which one is the
 // default, what each one's last check found, and each model's API key; then the
 // model servers running on this computer, with Use, and where Crewgraph looks for
-// them. A key goes into the OS keyring and is never shown again: the list says only
+// them; then the tool servers every crew can use (ToolServers). A key goes into the OS keyring and is never shown again: the list says only
 // whether one is set and where it comes from.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { backend } from "../../backend";
@@ -12,6 +12,7 @@ import { reloadModels } from "../../models/store";
 import { Dialog } from "../Dialog";
 import { FoundServers } from "../models/FoundServers";
 import { ModelForm } from "./ModelForm";
+import { ToolServers } from "./ToolServers";
 import { type Act, ModelRow } from "./ModelRow";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -100,6 +101,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
         </p>
         <FoundServers addressesOpen onUsed={() => void load()} />
       </section>
+      <ToolServers />
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={onClose} ref={done}>
           Done

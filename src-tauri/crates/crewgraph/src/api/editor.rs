@@ -122,7 +122,9 @@ impl Api {
     /// Opens a crew for editing. A broken crew opens too, with its problems; a file
     /// that is not a crew at all comes with its text.
     pub async fn edit_crew(&self, path: &Path) -> EditableCrew {
+        self.refresh_app_servers().await;
         let (loaded, spec) = load_spec(path);
+        let loaded = self.known_tools(loaded);
         let layout = loaded.crew.as_ref().map_or_else(|| guess_layout(path), |c| c.layout);
         let text = spec.is_none().then(|| read_crew_text(path)).flatten();
         let positions = self.positions(path).await;
@@ -141,7 +143,7 @@ impl Api {
     /// The engine's verdict on an edited crew: its graph and every problem.
     pub fn check_crew(&self, check: &CheckCrew) -> Result<CrewDocument, ApiError> {
         let path = check.path.as_deref().map_or_else(|| PathBuf::from("untitled.yaml"), PathBuf::from);
-        let loaded = load_spec_value(&path.display().to_string(), &check.spec).map_err(invalid)?;
+        let loaded = self.known_tools(load_spec_value(&path.display().to_string(), &check.spec).map_err(invalid)?);
         Ok(document(&path, &loaded))
     }
 

@@ -35,6 +35,7 @@ mod recording;
 mod routing;
 mod runs;
 mod scripted_gatekeeper;
+mod tool_servers;
 mod try_agent;
 mod types;
 mod validation;
@@ -64,6 +65,7 @@ pub use recording::{read_recording, Recording, RECORDING_FORMAT, RECORDING_VERSI
 pub use routing::{check_query, RouteResult};
 pub use runs::{fingerprint, RunOptions, ScriptSource};
 pub use scripted_gatekeeper::ScriptedGatekeeper;
+pub use tool_servers::{server_of, ImportedServers, ServerCheck, ServerTools, ToolInfo, ToolServerView};
 pub use try_agent::{TriedReply, TryMessage};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
 pub use validation::Validation;
@@ -84,6 +86,9 @@ pub struct Api {
     local: Arc<LocalModel>,
     /// The tool servers, started once for every run of this API.
     tool_host: Arc<McpHost>,
+    /// The names of the app's tool servers as last read (their tools are no unknown
+    /// tools to a crew's validation).
+    app_servers: Arc<std::sync::RwLock<Vec<String>>>,
     /// The runs going on in the background of this API (shared by its clones).
     live: Arc<LiveRuns>,
     /// Which crews it reaches, and how it names them.
@@ -104,6 +109,7 @@ impl Api {
             crew_store: None,
             local: Arc::new(LocalModel::new()),
             tool_host: Arc::new(McpHost::new(std::env::temp_dir().join("crewgraph-tool-logs"))),
+            app_servers: Arc::default(),
             live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
             reach: Arc::new(Reach::Anywhere),
         }

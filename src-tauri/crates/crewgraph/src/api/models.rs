@@ -159,7 +159,7 @@ fn key_error(error: keys::KeyError, done: &str) -> ApiError {
 }
 
 impl Api {
-    fn settings_store(&self) -> Result<&Arc<dyn SettingsStore>, ApiError> {
+    pub(crate) fn settings_store(&self) -> Result<&Arc<dyn SettingsStore>, ApiError> {
         self.settings.as_ref().ok_or_else(|| ApiError::new(ApiErrorCode::Store, "no settings store is open"))
     }
 

@@ -214,7 +214,8 @@ impl Api {
         sink: Arc<dyn EventSink>,
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
-        let (crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
+        let (mut crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
+        self.with_app_tool_servers(&mut crew).await?;
         let deps = self.deps(&crew, options, sink).await?;
         let requested = options.requested_agent.as_deref().map(AgentId::from);
         Ok(start_run_for(&crew, &source, input, requested.as_ref(), &deps, cancel).await?)
@@ -248,7 +249,8 @@ impl Api {
             .crew_path
             .clone()
             .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
-        let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
+        let (mut crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
+        self.with_app_tool_servers(&mut crew).await?;
         let mut options = options.clone();
         if options.script.is_some() {
             options.used_replies = Some(replies_used(&store.events(id, None).await?));
@@ -282,7 +284,8 @@ impl Api {
             .crew_path
             .clone()
             .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
-        let (crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
+        let (mut crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
+        self.with_app_tool_servers(&mut crew).await?;
         let mut options = options.clone();
         if options.script.is_some() {
             options.used_replies = Some(replies_used(&store.events(id, None).await?));

@@ -29,7 +29,8 @@ impl Api {
     /// Every problem of the crew at `path` (its runtime agents included). A crew that
     /// cannot even be read is not an error here: the reason is its one diagnostic.
     pub async fn validate_crew(&self, path: &Path) -> Result<Validation, ApiError> {
-        let loaded = self.load_crew(path).await?;
+        self.refresh_app_servers().await;
+        let loaded = self.known_tools(self.load_crew(path).await?);
         let diagnostics: Vec<Diagnostic> = loaded.errors().chain(loaded.warnings()).cloned().collect();
         Ok(Validation {
             valid: loaded.is_valid(),

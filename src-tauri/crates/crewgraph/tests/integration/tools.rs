@@ -229,3 +229,79 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+#[test]
+fn app_wide_servers_are_kept_checked_imported_listed_for_the_picker_and_used_by_runs() {
+    let folder = tempfile::tempdir().unwrap();
+    let folder = folder.path().canonicalize().unwrap();
+    let api = Api::new(&folder).with_sqlite(Arc::new(SqliteStore::open(folder.join("crewgraph.db")).unwrap()));
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let everything = serde_json::json!({"command": "node", "args": [installed("server-everything"), "stdio"]});
+        let view = api.put_tool_server("everything", everything.clone()).await.unwrap();
+        assert!(view.summary.starts_with("node ") && view.summary.ends_with(" stdio"), "{}", view.summary);
+        // A declaration a crew file could not hold is refused in words.
+        let both = api.put_tool_server("both", serde_json::json!({"command": "x", "url": "https://x.org/mcp"})).await.unwrap_err();
+        assert_eq!(both.message, "The tool server 'both' has both a command to start and a web address. Keep the one it is.");
+        let named = api.put_tool_server("a b", serde_json::json!({"command": "x"})).await.unwrap_err();
+        assert!(named.message.contains("letters, digits"), "{}", named.message);
+        assert_eq!(api.tool_servers().await.unwrap().iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["everything"]);
+
+        let check = api.check_tool_server("everything").await.unwrap();
+        assert!(check.running, "{:?}", check.error);
+        assert!(check.tools.iter().any(|t| t.name == "everything.echo"), "{:?}", check.tools);
+        assert!(check.log.as_deref().is_some_and(|l| l.ends_with("tool-logs/everything.log")), "{:?}", check.log);
+
+        // The picker: the crew's own servers, then the app's; a server that cannot start says why.
+        let own = serde_json::json!({"broken": {"command": "no-such-server-3c1"}});
+        let listed = api.crew_tools(Some(own)).await.unwrap();
+        assert_eq!(
+            listed.iter().map(|s| (s.server.as_str(), s.origin.as_str())).collect::<Vec<_>>(),
+            [("broken", "crew"), ("everything", "app")]
+        );
+        assert!(listed[0].error.as_deref().unwrap().contains("was not found"), "{:?}", listed[0].error);
+        assert!(listed[1].tools.iter().any(|t| t.name == "everything.get-sum"));
+
+        // Import: the literal env value goes to the keyring when one is reachable, else
+        // the person is told which variable to set; the stored server names a key.
+        let text = r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ_TOKEN": "literal-value-91"}},
+                        "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}"#;
+        let imported = api.import_tool_servers(text).await.unwrap();
+        assert_eq!(imported.added, ["time"]);
+        assert!(imported.notes.iter().any(|n| n.starts_with("time: the environment variable TZ_TOKEN")), "{:?}", imported.notes);
+        assert!(imported.notes.iter().any(|n| n.starts_with("old was left out: it uses the old SSE transport")), "{:?}", imported.notes);
+        let stored = api.tool_servers().await.unwrap();
+        let time = stored.iter().find(|s| s.name == "time").unwrap();
+        assert_eq!(time.spec["env"]["TZ_TOKEN"], serde_json::json!({"key": "mcp-time-tz-token"}));
+        let db = std::fs::read(folder.join("crewgraph.db")).unwrap();
+        assert!(!String::from_utf8_lossy(&db).contains("literal-value-91"), "no secret in the database");
+        assert!(api.import_tool_servers("{}").await.unwrap_err().message.contains("mcpServers"));
+        assert!(api.remove_tool_server("time").await.unwrap());
+        assert!(!api.remove_tool_server("time").await.unwrap());
+        api.stop_tool_servers().await;
+    });
+
+    // A run of a crew that declares no server uses the app's.
+    let crew = "name: Echo desk\nentry_point: a\nagents:\n  - { id: a, tools: [everything.echo], is_terminal: true }\n";
+    let script =
+        "replies:\n  a:\n    - { content: Echo, tool_calls: [{ name: everything.echo, arguments: { message: hi } }] }\n    - Done.\n";
+    std::fs::write(folder.join("crew.yaml"), crew).unwrap();
+    std::fs::write(folder.join("replies.yaml"), script).unwrap();
+    runtime.block_on(async {
+        let script = folder.join("replies.yaml").display().to_string();
+        let id = api.spawn_run(&folder.join("crew.yaml"), "Echo", scripted(&script)).await.unwrap();
+        let mut watch = api.watch_run(&id, None).await.unwrap();
+        while watch.next().await.is_some() {}
+        let events = api.run_events(&id, None).await.unwrap();
+        let result =
+            events.iter().find_map(|e| if let EventKind::ToolResult { result, .. } = &e.kind { Some(result.clone()) } else { None });
+        assert_eq!(result.as_deref(), Some("Echo: hi"), "{events:?}");
+        // Its tool is no unknown tool to the crew's validation, with the server in Settings.
+        let validation = api.validate_crew(&folder.join("crew.yaml")).await.unwrap();
+        assert_eq!(validation.warnings, 0, "{:?}", validation.diagnostics);
+        api.remove_tool_server("everything").await.unwrap();
+        let validation = api.validate_crew(&folder.join("crew.yaml")).await.unwrap();
+        assert_eq!(validation.warnings, 1, "without it, the tool is unknown: {:?}", validation.diagnostics);
+        api.stop_tool_servers().await;
+    });
+}

@@ -18,6 +18,7 @@ mod models;
 mod requests;
 mod run_request;
 mod runs;
+mod tools;
 
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
@@ -40,6 +41,7 @@ pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
     StepRun, TypeReply,
 };
+pub use tools::{CheckToolServer, CrewTools, ImportToolServers, ListToolServers, PutToolServer, RemoveToolServer, WhichToolServer};
 
 use super::operation::Operation;
 use super::{Api, ApiError, ApiErrorCode, CheckCrew, SaveCrew};
@@ -87,6 +89,13 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<SetModelServers>();
     visitor.visit::<SetApiKey>();
     visitor.visit::<RemoveApiKey>();
+    // Tool servers
+    visitor.visit::<ListToolServers>();
+    visitor.visit::<PutToolServer>();
+    visitor.visit::<RemoveToolServer>();
+    visitor.visit::<ImportToolServers>();
+    visitor.visit::<CheckToolServer>();
+    visitor.visit::<CrewTools>();
     // Runs
     visitor.visit::<ListRuns>();
     visitor.visit::<StartRun>();

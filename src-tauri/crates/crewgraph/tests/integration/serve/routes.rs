@@ -61,6 +61,11 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/editor/recent", vec!["get"]),
         ("/editor/try-agent", vec!["post"]),
         ("/gatekeeper", vec!["post"]),
+        ("/tool-servers", vec!["get"]),
+        ("/tool-servers/{name}", vec!["put", "delete"]),
+        ("/tool-servers/import", vec!["post"]),
+        ("/tool-servers/{name}/check", vec!["post"]),
+        ("/tools", vec!["post"]),
     ];
     assert_eq!(paths.len(), expected.len(), "documented: {:?}", paths.keys().collect::<Vec<_>>());
     for (path, methods) in expected {
