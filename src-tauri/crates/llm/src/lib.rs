@@ -40,6 +40,7 @@ pub mod openai;
 pub mod paced;
 pub mod scripted;
 pub mod settings;
+pub mod tool_json;
 pub mod typed;
 pub mod window;
 

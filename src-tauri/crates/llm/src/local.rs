@@ -5,10 +5,11 @@
 //! must end with one of the agent's signals, a bracket signal or a line signal's line
 //! ([`crate::grammar`]; a 135M model ends with the asked-for signal 0 times in 30
 //! unconstrained, but always under the grammar), and a structured answer must fit its
-//! schema (`response_format`, which llama.cpp turns into a grammar too). The local
-//! model calls no tools: SmolLM2's chat template has no tool format, so llama.cpp
-//! answers in text whatever tools it is offered (and a reply held to its signals is
-//! not offered any).
+//! schema (`response_format`, which llama.cpp turns into a grammar too). SmolLM2's
+//! chat template has no tool format, so tools are offered through structured output
+//! instead ([`crate::tool_json`]): the reply is held to one JSON object, a call of an
+//! offered tool or an answer ending with a signal, and read back into the same tool
+//! calls a native tool-calling model gives.
 //!
 //! Its context window is the server's own: llama.cpp sizes each of its two slots for
 //! the context the model file was trained for, as far as memory allows, and says so
@@ -35,7 +36,7 @@ use async_trait::async_trait;
 use crewgraph_engine::run::{ContextWindow, LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
 use crewgraph_engine::ModelSpec;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::process::Command;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -43,6 +44,7 @@ use tokio_util::sync::CancellationToken;
 use crate::grammar::{ending_grammar, MAX_BODY_CHARS};
 use crate::http::Limits;
 use crate::openai::OpenAiClient;
+use crate::tool_json::{self, Asked};
 
 /// The model file `make run` (scripts/setup-local-model.sh) puts in place.
 pub const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
@@ -171,7 +173,7 @@ pub(crate) async fn tokenize(client: &reqwest::Client, base_url: &str, texts: &[
     let counts = futures_util::future::join_all(texts.iter().map(|text| {
         let request = client.post(&url).json(&json!({"content": text, "add_special": false})).timeout(Duration::from_secs(10)).send();
         async move {
-            let answer: serde_json::Value = request.await.ok()?.error_for_status().ok()?.json().await.ok()?;
+            let answer: Value = request.await.ok()?.error_for_status().ok()?.json().await.ok()?;
             u32::try_from(answer.get("tokens")?.as_array()?.len()).ok()
         }
     }))
@@ -305,17 +307,48 @@ impl LlmClient for LocalModel {
             if request.schema.is_some() && request.max_tokens.is_none() {
                 body["max_tokens"] = json!(MAX_STRUCTURED_TOKENS);
             }
-            // A schema is its own grammar. A grammar and tool calls exclude each other:
-            // a reply that must end with a signal is not offered tools (a 135M model
-            // calls them poorly anyway, and without its signal the crew cannot go on).
-            let grammar = request.schema.is_none().then(|| ending_grammar(request.signals, body_chars(request.max_tokens))).flatten();
-            if let Some(grammar) = grammar {
-                if let Some(body) = body.as_object_mut() {
-                    body.remove("tools");
-                }
-                body["grammar"] = json!(grammar);
+            // SmolLM2's template has no tool format: calls and results are written as
+            // words, and tools are offered through structured output (`tool_json`):
+            // the reply is one JSON object, a call or an answer ending with a signal;
+            // after a result, an answer.
+            tool_json::without_tool_roles(&mut body);
+            if let Some(body) = body.as_object_mut() {
+                body.remove("tools");
+                body.remove("tool_choice");
             }
-            let reply = client.send(&body, request.schema.is_some(), on_token, cancel).await;
+            let asked = (!request.tools.is_empty() && request.schema.is_none()).then(|| {
+                if tool_json::after_a_result(&body) {
+                    Asked::Answer
+                } else if request.require_tool {
+                    Asked::Call
+                } else {
+                    Asked::CallOrAnswer
+                }
+            });
+            match asked {
+                Some(asked) => offer_tools(&mut body, request, asked),
+                // A schema is its own grammar.
+                None => {
+                    if let Some(grammar) =
+                        request.schema.is_none().then(|| ending_grammar(request.signals, body_chars(request.max_tokens))).flatten()
+                    {
+                        body["grammar"] = json!(grammar);
+                    }
+                }
+            }
+            let reply = if asked.is_some() {
+                // The JSON is read first; the agent's words are passed on once it is.
+                let id = format!("call_local_{}", body["messages"].as_array().map_or(0, Vec::len));
+                client.send(&body, false, &|_| {}, cancel).await.map(|reply| {
+                    let (content, tool_calls) = tool_json::read(&reply.content, request.tools, &id);
+                    if !content.is_empty() {
+                        on_token(&content);
+                    }
+                    LlmReply { content, tool_calls, usage: reply.usage }
+                })
+            } else {
+                client.send(&body, request.schema.is_some(), on_token, cancel).await
+            };
             tries += 1;
             match reply {
                 // The server is gone (it crashed, or was killed): start another, once.
@@ -340,6 +373,24 @@ impl LlmClient for LocalModel {
     async fn count_tokens(&self, _model: Option<&ModelSpec>, texts: &[&str]) -> Option<Vec<u32>> {
         let (server, _) = self.running().await.ok()?;
         tokenize(&self.http, &server.base_url, texts).await
+    }
+}
+
+/// Tells the model the request's tools and holds its reply to a call of one of them
+/// or an answer (`tool_json`), with room for both.
+fn offer_tools(body: &mut Value, request: &LlmRequest<'_>, asked: Asked) {
+    let told = tool_json::instructions(request.tools, asked);
+    match body["messages"].as_array_mut() {
+        Some(messages) if messages.first().is_some_and(|m| m["role"] == "system") => {
+            let system = format!("{}{told}", messages[0]["content"].as_str().unwrap_or_default());
+            messages[0]["content"] = json!(system);
+        }
+        Some(messages) => messages.insert(0, json!({"role": "system", "content": told.trim_start()})),
+        None => {}
+    }
+    body["grammar"] = json!(tool_json::grammar(request.tools, request.signals, asked));
+    if request.max_tokens.is_none() {
+        body["max_tokens"] = json!(MAX_STRUCTURED_TOKENS);
     }
 }
 

@@ -92,3 +92,27 @@ fn a_history_longer_than_an_agents_budget_is_trimmed_and_the_run_goes_on() {
         }
     }
 }
+
+#[test]
+fn the_local_model_calls_a_tool_server_s_tool_through_structured_output() {
+    // SmolLM2 has no tool calling of its own: the call comes as the JSON its grammar
+    // holds it to, and the real mcp-server-time answers it.
+    let sandbox = Sandbox::new();
+    let time = repo_root().join(".tools/mcp/venv/bin/mcp-server-time");
+    assert!(time.exists(), "{} is missing: run scripts/install-mcp-servers.sh (make test does)", time.display());
+    let crew = format!(
+        "name: Clock desk\nentry_point: clock\ntools:\n  servers:\n    clock:\n      command: {}\n      args: [--local-timezone, UTC]\n\
+         agents:\n  - id: clock\n    role: Tells the time\n    system_prompt: You tell the time in the city you are asked about, with your tool.\n\
+         \x20   temperature: 0\n    tools: [clock.get_current_time]\n    is_terminal: true\n",
+        time.display()
+    );
+    let crew = sandbox.write("clock.yaml", &crew);
+    let events = run_locally(&sandbox, crew.to_str().unwrap(), "What time is it in Paris?");
+    let call = events.iter().find(|e| e["type"] == "tool_call").unwrap_or_else(|| panic!("no tool call: {events:#?}"));
+    assert_eq!(call["name"], "clock.get_current_time", "{call}");
+    assert!(call["arguments"]["timezone"].is_string(), "arguments of the tool's shape: {call}");
+    let result = events.iter().find(|e| e["type"] == "tool_result").expect("the server answered");
+    assert!(!result["result"].as_str().unwrap_or_default().contains("unknown tool"), "{result}");
+    let reply = events.iter().rev().find(|e| e["type"] == "agent_response").expect("then a reply");
+    assert!(!reply["content"].as_str().unwrap_or_default().contains("\"tool\""), "the reply is words, not JSON: {reply}");
+}
