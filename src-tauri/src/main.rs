@@ -31,13 +31,22 @@ fn main() -> ExitCode {
     }
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(EnvFilter::from_default_env()).init();
     let api = commands::open_api();
+    let tools = api.clone();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(api)
         .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run])
-        .run(tauri::generate_context!("../tauri.conf.json"));
+        .build(tauri::generate_context!("../tauri.conf.json"));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(app) => {
+            app.run(move |_, event| {
+                // The tool servers the window started stop with it.
+                if let tauri::RunEvent::Exit = event {
+                    tauri::async_runtime::block_on(tools.stop_tool_servers());
+                }
+            });
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             tracing::error!("Crewgraph could not start its window: {error}");
             ExitCode::FAILURE

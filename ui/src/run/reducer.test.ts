@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../bindings/RunEvent";
 import { examRun, events, failedRun, pausedRun, resumedLeg, scoringRun } from "./fixtures";
-import { applyRunEvent, applyRunEvents, edgeKey, emptyRun, fromEvents, replayFrames, type RunView } from "./reducer";
+import { applyRunEvent, applyRunEvents, edgeKey, emptyRun, fromEvents, replayFrames, type RunView, toolAtWork } from "./reducer";
 
 const upTo = (all: RunEvent[], seq: number) => all.filter((e) => e.seq <= seq);
 const at = (seq: number) => fromEvents(upTo(examRun(), seq));
@@ -59,6 +59,21 @@ describe("applyRunEvent: each event type", () => {
     // Progress for a call that has its answer already changes nothing.
     const late = applyRunEvent(answered, events([{ type: "tool_progress", agent: "teacher", name: "files.read_text_file", progress: 5 }], "run-1", 6)[0]);
     expect(late.turns[0].tools).toEqual(answered.turns[0].tools);
+  });
+
+  it("a card knows the tool its agent is using, or waits for the person to allow", () => {
+    const using = applyRunEvents(at(1), events([{ type: "tool_call", agent: "teacher", name: "files.write_file", arguments: {} }], "run-1", 2));
+    expect(toolAtWork(using, "teacher")).toEqual({ name: "files.write_file", waiting: false });
+    expect(toolAtWork(using, "student")).toBeNull();
+    const waiting = applyRunEvent(using, events([{ type: "tool_approval_requested", agent: "teacher", call_id: "call-1-0", name: "files.write_file", arguments: {} }], "run-1", 3)[0]);
+    expect(toolAtWork(waiting, "teacher")).toEqual({ name: "files.write_file", waiting: true });
+    expect(waiting.approval).toMatchObject({ callId: "call-1-0", agent: "teacher" });
+    expect(waiting.agents.teacher).toBe("waiting");
+    const allowed = applyRunEvent(waiting, events([{ type: "tool_approval", call_id: "call-1-0", decision: "allow_once" }], "run-1", 4)[0]);
+    expect(allowed.approval).toBeNull();
+    expect(allowed.turns[0].tools[0]).toMatchObject({ waiting: false, decision: "allow_once" });
+    const done = applyRunEvent(allowed, events([{ type: "tool_result", agent: "teacher", name: "files.write_file", result: "ok" }], "run-1", 5)[0]);
+    expect(toolAtWork(done, "teacher")).toBeNull();
   });
 
   it("signal_matched goes on the turn whose reply matched", () => {

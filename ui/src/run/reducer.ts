@@ -313,6 +313,15 @@ export function latestTurn(view: RunView, agent: string, working = false): Turn 
   return null;
 }
 
+/** The tool `agent` is using now, if any: the first call of its working turn
+ * without a result, and whether it waits for the person to allow it. */
+export function toolAtWork(view: RunView | null, agent: string | undefined): { name: string; waiting: boolean } | null {
+  if (!view || !agent) return null;
+  const turn = latestTurn(view, agent, true);
+  const tool = turn?.tools.find((t) => t.result === null);
+  return tool ? { name: tool.name, waiting: tool.waiting === true } : null;
+}
+
 /** The agents at work now. */
 export function activeAgents(view: RunView): string[] {
   return Object.keys(view.agents).filter((id) => view.agents[id] === "active");

@@ -1,6 +1,7 @@
 // An agent as a card: avatar, name, role underneath, model as a small tag (UX.md);
 // where a reply without a signal goes when no arrow says so ("No signal → Student
-// (automatic)"), and a mark on an agent added while the app runs.
+// (automatic)"), a mark on an agent added while the app runs, and while a run goes
+// on the tool it is using (or waiting for the person to allow).
 import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
@@ -10,6 +11,9 @@ import { useModels } from "../../models/store";
 import { defaultModel } from "../../models/warnings";
 import { FlagIcon } from "../icons";
 import { ProblemBadge } from "../ProblemBadge";
+import { useShallow } from "zustand/react/shallow";
+import { toolAtWork } from "../../run/reducer";
+import { useRun } from "../../run/store";
 import { useNodeRunClass } from "../run/useRunGraph";
 
 /** The card's model tag: the model it names, and for the default model which one
@@ -25,6 +29,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge, card } = data;
   const models = useModels();
   const run = useNodeRunClass(refOfNode(data));
+  const tool = useRun(useShallow((s) => toolAtWork(s.view, view.agent ?? undefined)));
   return (
     <div
       className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${card?.runtime ? " runtime" : ""}${run ? ` ${run}` : ""}`}
@@ -67,6 +72,11 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
           title={`When ${view.label}'s reply has no signal, the work goes to ${card.fallback}: the next agent of the crew, chosen automatically. Draw an "otherwise" arrow to choose another.`}
         >
           No signal → {card.fallback} (automatic)
+        </div>
+      )}
+      {tool && (
+        <div className={`agent-tool${tool.waiting ? " waiting" : ""}`} role="status">
+          {tool.waiting ? `Waits for you to allow ${tool.name}` : `Using ${tool.name}…`}
         </div>
       )}
       {badge && <ProblemBadge badge={badge} />}

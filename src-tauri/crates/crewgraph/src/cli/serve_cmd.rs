@@ -75,6 +75,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let ui = config.ui_dir.clone().filter(|dir| dir.join("index.html").is_file());
     let outcome = runtime.block_on(async {
         let signals = shutdown::signals();
+        let tools = api.clone();
         let server = Server::bind(api, config).await.map_err(|e| e.to_string())?;
         let crews = std::path::absolute(&args.crews).unwrap_or(args.crews.clone());
         tell!(
@@ -88,7 +89,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
         );
         say!("crewgraph serve: listening on http://{}", server.local_addr());
         let _ = std::io::stdout().flush();
-        server.run(signals).await.map_err(|e| format!("the server failed: {e}"))
+        let stopped = server.run(signals).await.map_err(|e| format!("the server failed: {e}"));
+        // The tool servers it started stop with it (their process groups killed).
+        tools.stop_tool_servers().await;
+        stopped
     });
     // Every task (and its hold on the database) ends with the runtime; then the last
     // handle closes the database, after its writer has written all it was given.
