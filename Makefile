@@ -124,6 +124,8 @@ bench:
 	cargo bench -p crewgraph-engine --bench scoring
 	cargo bench -p crewgraph-engine --bench calculator
 	cargo bench -p crewgraph-store
+	@scripts/install-mcp-servers.sh
+	cargo bench -p crewgraph-mcp --bench tools
 	cargo bench -p crewgraph --bench handoff
 	cargo bench -p crewgraph --bench editor
 	cargo bench -p crewgraph --bench load
