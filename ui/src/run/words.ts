@@ -131,6 +131,7 @@ export function statusWords(view: RunView, name: Namer = idName): string {
       return `Running: ${working.map(name).join(", ")} ${working.length === 1 ? "is" : "are"} working`;
     }
     case "paused": {
+      if (view.approval) return `Paused: ${name(view.approval.agent)} waits for you to allow ${view.approval.name}`;
       const agent = view.paused?.agent ?? result?.finalAgent;
       const signal = view.paused?.signal;
       if (!agent) return "Paused: the crew is waiting for you";

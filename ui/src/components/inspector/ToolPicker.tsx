@@ -98,7 +98,11 @@ export function ToolPicker({ chosen, policies, crewServers, onToggle, onPolicy }
                 <label className="ins-tool-name">
                   <input type="checkbox" checked={on} onChange={(e) => onToggle(tool.name, e.target.checked)} /> {short}
                 </label>
-                {tool.description && <span className="ins-help">{tool.description}</span>}
+                {tool.description && (
+                  <span className="ins-help ins-tool-about" title={tool.description}>
+                    {tool.description}
+                  </span>
+                )}
                 {on && (
                   <select
                     className="ins-input ins-tool-policy"

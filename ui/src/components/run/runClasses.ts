@@ -47,7 +47,8 @@ export function nodeRunClass(node: NodeRef, view: RunView | null): string {
     if (!progress) return "";
     return progress.finished ? "run-done" : "run-active";
   }
-  if (node.kind === "wait") return view.status === "paused" ? "run-waiting" : "";
+  // (A run waiting for a tool call to be allowed waits at its agent, not at Wait.)
+  if (node.kind === "wait") return view.status === "paused" && !view.approval ? "run-waiting" : "";
   if (node.kind === "end") {
     if (!view.result || view.status === "running" || view.status === "paused") return "";
     return `run-end run-end-${runTone(view.status)}`;

@@ -192,6 +192,7 @@ impl Api {
         let revision = self.save_revision(&path, &loaded, &files, &disk).await?;
         self.set_positions(&path, &save.positions).await;
         self.remember(&path).await;
+        let loaded = self.known_tools(loaded);
         Ok(SavedCrew { path: save.path.clone(), document: document(&path, &loaded), disk, revision })
     }
 

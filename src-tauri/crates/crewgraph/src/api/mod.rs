@@ -177,8 +177,9 @@ impl Api {
     /// graph and every problem. When the runtime agents cannot be read, the crew is
     /// opened without them.
     pub async fn open_crew(&self, path: &Path) -> CrewDocument {
+        self.refresh_app_servers().await;
         match self.load_crew(path).await {
-            Ok(loaded) => crews::document(path, &loaded),
+            Ok(loaded) => crews::document(path, &self.known_tools(loaded)),
             Err(_) => crews::open(path),
         }
     }
