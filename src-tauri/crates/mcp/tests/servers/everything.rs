@@ -69,7 +69,7 @@ async fn cancelling_a_call_returns_at_once_and_the_server_goes_on_serving() {
     let call = {
         let (host, server, cancel, hear) = (host.clone(), server.clone(), cancel.clone(), heard.hear());
         tokio::spawn(async move {
-            let args = json!({"duration": 60, "steps": 60});
+            let args = json!({"duration": 300, "steps": 300});
             host.call(&server, "trigger-long-running-operation", &args, &hear, &cancel).await
         })
     };
@@ -77,7 +77,8 @@ async fn cancelling_a_call_returns_at_once_and_the_server_goes_on_serving() {
     let stopped = Instant::now();
     cancel.cancel();
     let result = call.await.unwrap();
-    assert!(stopped.elapsed() < Duration::from_secs(5), "cancelled in {:?}", stopped.elapsed());
+    // (A bound for a busy machine: far under the call's 300 s, and its 60 s timeout.)
+    assert!(stopped.elapsed() < Duration::from_secs(30), "cancelled in {:?}", stopped.elapsed());
     assert_eq!(result.unwrap_err(), "the tool server 'everything' was stopped: the run was stopped");
     let again = host.call(&server, "echo", &json!({"message": "still here"}), &|_| {}, &CancellationToken::new()).await;
     assert_eq!(again.unwrap().text, "Echo: still here");

@@ -68,19 +68,28 @@ async fn a_result_of_ten_megabytes_is_refused_in_words() {
 
 #[tokio::test]
 async fn stopping_the_host_leaves_no_server_process_behind() {
+    // A mark of this test's own in the server's command line (the server ignores it),
+    // so the other tests' servers, running at the same time, are not counted.
+    let marked = |mark: &str| {
+        let mut server = everything();
+        if let crewgraph_engine::crew::ServerTransport::Stdio { args, .. } = &mut server.transport {
+            args.push(mark.to_owned());
+        }
+        server
+    };
     let logs = logs();
+    let stopped_mark = format!("--crewgraph-test-stopped-{}", std::process::id());
     let host = McpHost::new(logs.path());
-    let server = everything();
-    host.tools(&server, &CancellationToken::new()).await.unwrap();
-    let script = "server-everything/dist/index.js";
-    let running = processes_with(script);
+    host.tools(&marked(&stopped_mark), &CancellationToken::new()).await.unwrap();
+    let running = processes_with(&stopped_mark);
     assert!(!running.is_empty(), "the server runs");
     host.stop().await;
     until("the server's processes to end", || running.iter().all(|pid| !alive(*pid))).await;
     // And dropping a host without stopping it kills its children too.
+    let dropped_mark = format!("--crewgraph-test-dropped-{}", std::process::id());
     let host = McpHost::new(logs.path());
-    host.tools(&server, &CancellationToken::new()).await.unwrap();
-    let before: Vec<u32> = processes_with(script).into_iter().filter(|p| !running.contains(p)).collect();
+    host.tools(&marked(&dropped_mark), &CancellationToken::new()).await.unwrap();
+    let before = processes_with(&dropped_mark);
     assert!(!before.is_empty());
     drop(host);
     until("the dropped host's server to end", || before.iter().all(|pid| !alive(*pid))).await;
