@@ -10,7 +10,7 @@ TAURI_DRIVER := .tools/bin/tauri-driver
 TAURI_DRIVER_VERSION := 2.1.0
 CARGO_FUZZ := .tools/bin/cargo-fuzz
 CARGO_FUZZ_VERSION := 0.13.2
-FUZZ_TARGETS := loader matcher script calculator openai_stream anthropic_stream router_answer gatekeeper_answer recording
+FUZZ_TARGETS := loader matcher script calculator openai_stream anthropic_stream router_answer gatekeeper_answer recording tool_json
 FUZZ_SECONDS ?= 60
 # libFuzzer through cargo-fuzz on the stable toolchain: without a sanitizer (-s none)
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).

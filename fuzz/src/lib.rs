@@ -36,7 +36,7 @@ use async_trait::async_trait;
 use crewgraph_engine::routing::decider::{check, DecideError, Decision, DecisionContext, Next, RouteDecider};
 use crewgraph_engine::routing::llm::LlmRouter;
 use crewgraph_engine::run::history::Visible;
-use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
+use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink, ToolSpec};
 use crewgraph_engine::signal::name::{fold, inner, normalize};
 use crewgraph_engine::signal::registry::builtins;
 use crewgraph_engine::signal::{Behavior, MatchLevel, SignalDef, SignalMatcher, SignalOrigin, SignalRegistry};
@@ -272,6 +272,29 @@ pub fn gatekeeper_answer(data: &[u8]) {
     let answer = String::from_utf8_lossy(data).into_owned();
     let decided = crewgraph_engine::routing::decider::parse(&answer);
     check_decision(&answer, decided, gatekeeper_crew());
+}
+
+/// What the local model writes when it is offered tools (`tool_json::read`): at most
+/// one call, of a tool that was offered, with an object of arguments and no words
+/// beside it; otherwise words (an answer, or the text as it came).
+pub fn tool_json(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let tools = [
+        ToolSpec {
+            name: "clock__get_current_time".into(),
+            description: "The time".into(),
+            parameters: serde_json::json!({"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]}),
+        },
+        ToolSpec { name: "calculator".into(), description: "Arithmetic".into(), parameters: serde_json::json!({"type": "object"}) },
+    ];
+    let (content, calls) = crewgraph_llm::tool_json::read(&text, &tools, "call_local_1");
+    assert!(calls.len() <= 1, "one call at most: {calls:?}");
+    for call in &calls {
+        assert!(tools.iter().any(|t| t.name == call.name), "a tool that was not offered: {}", call.name);
+        assert!(call.arguments.is_object(), "arguments are an object: {}", call.arguments);
+        assert_eq!(call.id, "call_local_1");
+        assert!(content.is_empty(), "a call comes without words: {content:?}");
+    }
 }
 
 /// A run recording: read whole or refused in words; one read back is written as

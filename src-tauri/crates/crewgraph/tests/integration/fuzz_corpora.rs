@@ -19,7 +19,7 @@ mod targets;
 type Target = (&'static str, fn(&[u8]));
 
 /// Every fuzz target.
-const TARGETS: [Target; 9] = [
+const TARGETS: [Target; 10] = [
     ("loader", targets::loader),
     ("matcher", targets::matcher),
     ("script", targets::script),
@@ -29,6 +29,7 @@ const TARGETS: [Target; 9] = [
     ("router_answer", targets::router_answer),
     ("gatekeeper_answer", targets::gatekeeper_answer),
     ("recording", targets::recording),
+    ("tool_json", targets::tool_json),
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -130,6 +131,11 @@ fn the_openai_stream_parser_handles_its_corpus() {
 #[test]
 fn the_anthropic_stream_parser_handles_its_corpus() {
     run("anthropic_stream");
+}
+
+#[test]
+fn the_local_models_tool_json_reader_handles_its_corpus() {
+    run("tool_json");
 }
 
 #[test]
