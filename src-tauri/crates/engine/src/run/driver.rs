@@ -9,6 +9,7 @@
 //! decision, see [`super::routed`]). Its events go to the sink as they happen and to
 //! the store at the step's end, in one transaction; the sink is then told they are
 //! committed. A run that fails, is cancelled or crashes keeps every committed step.
+//! An agent's tool calls are made in `calls`; a stored run goes on in `resume`.
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
@@ -20,7 +21,7 @@ use futures_util::FutureExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::approval::{self, Answer, Approvals, ToolDecision};
+use super::approval::{Answer, Approvals};
 use super::context::{self, Bounds, Fitter};
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
@@ -30,9 +31,9 @@ use super::prompt;
 use super::sink::EventSink;
 use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
 use super::time::{Clock, IdSource};
-use super::tool_host::{ToolHost, ToolProgress};
-use super::tools::{HttpFetch, ToolFacts, Tools};
-use crate::crew::{policy_of, Agent, Crew, ModelSpec, OnLoop, Strategy, ToolPolicy};
+use super::tool_host::ToolHost;
+use super::tools::{HttpFetch, Tools};
+use crate::crew::{Crew, ModelSpec, OnLoop, Strategy};
 use crate::ids::{AgentId, GroupId, RunId};
 use crate::routing::decider::{RouteDecider, WorkflowStep};
 use crate::routing::llm::LlmRouter;
@@ -112,7 +113,7 @@ pub enum RunError {
 }
 
 /// What a run needs from its wiring before it starts.
-fn check_deps(crew: &Crew, deps: &RunDeps) -> Result<(), RunError> {
+pub(crate) fn check_deps(crew: &Crew, deps: &RunDeps) -> Result<(), RunError> {
     if crew.routing.strategy == Strategy::Gatekeeper && deps.gatekeeper.is_none() {
         return Err(RunError::NoGatekeeper);
     }
@@ -167,98 +168,6 @@ pub async fn start_run_for(
     run.drive().await
 }
 
-/// Resumes a paused run with the person's `input` — or a run whose process
-/// stopped mid-way (status still running), from its last stored step. A run waiting
-/// for a tool call's approval is refused: it goes on with [`answer_tool_call`].
-pub async fn resume_run(
-    crew: &Crew,
-    source: &CrewSource,
-    id: &RunId,
-    input: Option<&str>,
-    deps: &RunDeps,
-    cancel: &CancellationToken,
-) -> Result<RunOutcome, RunError> {
-    let (mut run, from) = reopen(crew, source, id, None, deps, cancel).await?;
-    if from == RunStatus::Running {
-        run.event(EventKind::Warning { message: "this run was interrupted; it goes on from its last stored step".into() });
-    }
-    let input = input.unwrap_or_default();
-    run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: input.to_owned() });
-    run.notices();
-    if !input.is_empty() {
-        run.add(Message::user(input));
-    }
-    run.drive().await
-}
-
-/// Goes on with a run waiting for a tool call's approval: `answer` allows the call
-/// (once, or for the rest of the run) or denies it, and the agent's turn goes on.
-pub async fn answer_tool_call(
-    crew: &Crew,
-    source: &CrewSource,
-    id: &RunId,
-    answer: Answer,
-    deps: &RunDeps,
-    cancel: &CancellationToken,
-) -> Result<RunOutcome, RunError> {
-    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), deps, cancel).await?;
-    run.event(EventKind::ToolApproval { call_id: answer.call_id.clone(), decision: answer.decision, reason: answer.reason.clone() });
-    run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: String::new() });
-    run.notices();
-    run.answer = Some(answer);
-    run.drive().await
-}
-
-/// A stored run made ready to go on (claimed, so no other leg runs at once), and the
-/// status it was stored with. `answering` is the call a person answers: the run must
-/// wait on exactly that one; without it, the run must wait on none.
-async fn reopen<'a>(
-    crew: &'a Crew,
-    source: &CrewSource,
-    id: &RunId,
-    answering: Option<&str>,
-    deps: &'a RunDeps,
-    cancel: &'a CancellationToken,
-) -> Result<(Run<'a>, RunStatus), RunError> {
-    check_deps(crew, deps)?;
-    let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
-    let from = stored.snapshot.status;
-    if !matches!(from, RunStatus::Paused | RunStatus::Running) {
-        return Err(RunError::NotResumable(id.clone(), from.as_str()));
-    }
-    if crew.agent(stored.snapshot.current_agent.as_str()).is_none() {
-        return Err(RunError::AgentGone { run: id.clone(), agent: stored.snapshot.current_agent.clone() });
-    }
-    let events = deps.store.events(id, None).await?;
-    let waiting = approval::pending(&events).filter(|_| from == RunStatus::Paused);
-    match (answering, &waiting) {
-        (None, Some(waiting)) => {
-            return Err(RunError::AwaitsApproval { run: id.clone(), call_id: waiting.call_id.clone(), tool: waiting.name.clone() })
-        }
-        (Some(call_id), None) => return Err(RunError::NoSuchApproval { run: id.clone(), call_id: call_id.to_owned(), waiting: None }),
-        (Some(call_id), Some(waiting)) if waiting.call_id != call_id => {
-            return Err(RunError::NoSuchApproval { run: id.clone(), call_id: call_id.to_owned(), waiting: Some(waiting.call_id.clone()) })
-        }
-        _ => {}
-    }
-    if !deps.store.claim(id, &[from]).await? {
-        return Err(RunError::Conflict(id.clone()));
-    }
-    let mut snapshot = stored.snapshot;
-    snapshot.status = RunStatus::Running;
-    snapshot.error = None;
-    let mut run = Run::new(crew, deps, cancel, id.clone(), snapshot, stored.history);
-    run.allowed_for_run = approval::allowed_for_run(&events);
-    if run.decider.is_some() {
-        // The router is shown every turn so far, with its time: the stored events have them.
-        run.workflow = super::routed::workflow(&events);
-    }
-    if stored.record.crew_fingerprint != source.fingerprint {
-        run.event(EventKind::Warning { message: "the crew changed since this run stopped; it goes on with the crew as it is now".into() });
-    }
-    Ok((run, from))
-}
-
 /// One run in progress: its state and the step being built.
 pub(crate) struct Run<'a> {
     pub(crate) crew: &'a Crew,
@@ -284,9 +193,9 @@ pub(crate) struct Run<'a> {
     /// Where each agent's view of the history started last time (1 = all of it).
     starts: HashMap<AgentId, usize>,
     /// The tools a person allowed for the rest of this run.
-    allowed_for_run: HashSet<String>,
+    pub(crate) allowed_for_run: HashSet<String>,
     /// A person's answer to the call this leg of the run starts with.
-    answer: Option<Answer>,
+    pub(crate) answer: Option<Answer>,
 }
 
 /// What of the run an agent is shown besides its system prompt.
@@ -315,7 +224,7 @@ struct AgentSetup {
 }
 
 impl<'a> Run<'a> {
-    fn new(
+    pub(crate) fn new(
         crew: &'a Crew,
         deps: &'a RunDeps,
         cancel: &'a CancellationToken,
@@ -357,7 +266,7 @@ impl<'a> Run<'a> {
     }
 
     /// The notices of [`RunDeps::notices`], as warnings.
-    fn notices(&mut self) {
+    pub(crate) fn notices(&mut self) {
         for message in &self.deps.notices {
             self.event(EventKind::Warning { message: message.clone() });
         }
@@ -398,7 +307,7 @@ impl<'a> Run<'a> {
     }
 
     /// Steps until the run ends or pauses, committing each.
-    async fn drive(&mut self) -> Result<RunOutcome, RunError> {
+    pub(crate) async fn drive(&mut self) -> Result<RunOutcome, RunError> {
         while self.snapshot.status == RunStatus::Running {
             if self.cancel.is_cancelled() {
                 self.finish(RunStatus::Cancelled, None);
@@ -767,125 +676,6 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The calls of `agent`'s last reply that have no result yet, with the reply's
-    /// place in the history and each call's place in the reply: the turn stopped at
-    /// one of them to wait for a person's approval. None otherwise.
-    fn unfinished_calls(&self, agent: &AgentId) -> Option<(usize, Vec<(usize, ToolCall)>)> {
-        let answered: Vec<&str> =
-            self.history.iter().rev().take_while(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
-        let at = self.history.iter().rposition(|m| m.role != Role::Tool)?;
-        let asked = &self.history[at];
-        if asked.role != Role::Agent || asked.agent.as_ref() != Some(agent) {
-            return None;
-        }
-        let calls: Vec<(usize, ToolCall)> =
-            asked.tool_calls.iter().cloned().enumerate().filter(|(_, call)| !answered.contains(&call.id.as_str())).collect();
-        (!calls.is_empty()).then_some((at, calls))
-    }
-
-    /// Makes the `calls` of `agent`'s reply at `asked` in the history, each result
-    /// added to the history; `announce` first emits a `tool_call` event for each (a
-    /// turn going on after an approval has them already). False when the run stopped
-    /// instead: cancelled, or paused at a call waiting for approval.
-    async fn run_calls(&mut self, agent: &Agent, asked: usize, calls: &[(usize, ToolCall)], announce: bool) -> bool {
-        let agent_id = &agent.id;
-        if announce {
-            for (_, call) in calls {
-                let name = self.tools.display(&call.name);
-                self.event(EventKind::ToolCall { agent: agent_id.clone(), name, arguments: call.arguments.clone() });
-            }
-        }
-        for (index, call) in calls {
-            let facts = self.tools.facts(&call.name);
-            let name = facts.name.clone();
-            // Its id in the run, the same whenever the turn is taken up again.
-            let call_id = format!("call-{asked}-{index}");
-            let answer = self.answer.take_if(|answer| answer.call_id == call_id);
-            let result = match self.permission(agent, call, &facts, &call_id, answer) {
-                Permission::Wait => {
-                    self.snapshot.current_agent = agent_id.clone();
-                    self.finish(RunStatus::Paused, None);
-                    return false;
-                }
-                Permission::Refused(why) => {
-                    self.event(EventKind::Warning { message: format!("{agent_id}'s call of {name}: {why}") });
-                    format!("error: {why}")
-                }
-                Permission::Granted => match self.call_tool(agent, call, &name).await {
-                    Ok(result) => result,
-                    Err(error) => {
-                        self.event(EventKind::Warning { message: format!("{agent_id}'s call of {name}: {error}") });
-                        format!("error: {error}")
-                    }
-                },
-            };
-            if self.cancel.is_cancelled() {
-                self.finish(RunStatus::Cancelled, None);
-                return false;
-            }
-            self.event(EventKind::ToolResult { agent: agent_id.clone(), name, result: result.clone() });
-            self.add(Message::tool(agent_id, call, result));
-        }
-        true
-    }
-
-    /// Whether a call may be made: its tool's policy, and for `ask` the person's
-    /// answer (given, or for the rest of the run), the `--approve-tools` flag, or a
-    /// wait for them (the request event emitted here).
-    fn permission(&mut self, agent: &Agent, call: &ToolCall, facts: &ToolFacts, call_id: &str, answer: Option<Answer>) -> Permission {
-        if !self.tools.lists(agent, &call.name) {
-            // Not its tool: the call answers so, without asking anyone.
-            return Permission::Granted;
-        }
-        let policy = policy_of(&facts.name, facts.builtin, facts.read_only, &agent.tool_policy, &self.crew.tool_policy);
-        match policy {
-            ToolPolicy::Allow => return Permission::Granted,
-            ToolPolicy::Deny => return Permission::Refused(format!("this crew does not allow {} to be called", facts.name)),
-            ToolPolicy::Ask => {}
-        }
-        if let Some(answer) = answer {
-            return decided(answer.decision, answer.reason.as_deref(), &facts.name, &mut self.allowed_for_run);
-        }
-        if self.allowed_for_run.contains(&facts.name) {
-            return Permission::Granted;
-        }
-        self.event(EventKind::ToolApprovalRequested {
-            agent: agent.id.clone(),
-            call_id: call_id.to_owned(),
-            name: facts.name.clone(),
-            arguments: call.arguments.clone(),
-        });
-        let Some((decision, words)) = self.deps.approvals.answer(facts.read_only) else { return Permission::Wait };
-        self.event(EventKind::ToolApproval { call_id: call_id.to_owned(), decision, reason: Some(words.to_owned()) });
-        decided(decision, Some(words), &facts.name, &mut self.allowed_for_run)
-    }
-
-    /// Calls a tool, turning what its server says of its progress into
-    /// `tool_progress` events as it comes.
-    async fn call_tool(&mut self, agent: &Agent, call: &ToolCall, name: &str) -> Result<String, String> {
-        let tools = self.tools.clone();
-        let cancel = self.cancel;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ToolProgress>();
-        let progress = move |p: ToolProgress| {
-            let _ = tx.send(p);
-        };
-        let result = tools.call(agent, call, &progress, cancel);
-        tokio::pin!(result);
-        loop {
-            tokio::select! {
-                biased;
-                Some(p) = rx.recv() => self.event(EventKind::ToolProgress {
-                    agent: agent.id.clone(),
-                    name: name.to_owned(),
-                    progress: p.progress,
-                    total: p.total,
-                    message: p.message,
-                }),
-                result = &mut result => return result,
-            }
-        }
-    }
-
     /// Calls the model, turning its streamed text into `token` events: the first
     /// piece at once, the rest gathered over [`TOKEN_WINDOW`]. The text waits in a small shared buffer (a channel would
     /// allocate a block per call, a kilobyte per waiting run).
@@ -941,30 +731,6 @@ impl<'a> Run<'a> {
 }
 
 /// The warning when an agent's reply was empty and it is asked once more.
-/// Whether a tool call may be made.
-enum Permission {
-    Granted,
-    /// Not made; the agent is told why.
-    Refused(String),
-    /// The run waits for a person to answer.
-    Wait,
-}
-
-/// A decision on a call of `tool`, remembered for the run when it is `allow_run`.
-fn decided(decision: ToolDecision, reason: Option<&str>, tool: &str, allowed_for_run: &mut HashSet<String>) -> Permission {
-    match decision {
-        ToolDecision::AllowOnce => Permission::Granted,
-        ToolDecision::AllowRun => {
-            allowed_for_run.insert(tool.to_owned());
-            Permission::Granted
-        }
-        ToolDecision::Deny => Permission::Refused(match reason.filter(|r| !r.trim().is_empty()) {
-            Some(reason) => format!("the call was not allowed ({reason})"),
-            None => "the call was not allowed".to_owned(),
-        }),
-    }
-}
-
 pub(crate) fn asked_again_words(agent: &AgentId) -> String {
     format!("{agent} wrote an empty reply; it is asked once more")
 }

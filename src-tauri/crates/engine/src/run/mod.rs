@@ -12,6 +12,7 @@
 
 pub mod approval;
 pub mod calculator;
+mod calls;
 mod context;
 pub mod driver;
 pub mod event;
@@ -22,6 +23,7 @@ pub mod memory;
 pub mod message;
 mod parallel;
 pub mod prompt;
+mod resume;
 pub mod routed;
 pub mod sink;
 pub mod store;
@@ -30,11 +32,12 @@ pub mod tool_host;
 pub mod tools;
 
 pub use approval::{Answer, Approvals, Pending, ToolDecision};
-pub use driver::{answer_tool_call, resume_run, start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
+pub use driver::{start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{ContextWindow, Ending, LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};
 pub use memory::MemoryStore;
 pub use message::{Message, Role, ToolCall};
+pub use resume::{answer_tool_call, resume_run};
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Turn};
 pub use time::{Clock, IdSource, RandomIds, SequentialIds, SteppingClock, SystemClock, Timestamp};

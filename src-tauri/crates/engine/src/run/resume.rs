@@ -1,0 +1,106 @@
+//! Going on with a stored run (DESIGN.md §4): a paused run with the person's answer,
+//! an interrupted one from its last stored step, or one waiting for a tool call's
+//! approval with the person's decision (`docs/tools.md`). Each leg first claims the
+//! run, so no two go on at once.
+
+use tokio_util::sync::CancellationToken;
+
+use super::approval::{self, Answer};
+use super::driver::{check_deps, CrewSource, Run, RunDeps, RunError, RunOutcome};
+use super::event::{EventKind, RunStatus};
+use super::message::Message;
+use super::store::StoreError;
+use crate::crew::Crew;
+use crate::ids::RunId;
+
+/// Resumes a paused run with the person's `input` — or a run whose process
+/// stopped mid-way (status still running), from its last stored step. A run waiting
+/// for a tool call's approval is refused: it goes on with [`answer_tool_call`].
+pub async fn resume_run(
+    crew: &Crew,
+    source: &CrewSource,
+    id: &RunId,
+    input: Option<&str>,
+    deps: &RunDeps,
+    cancel: &CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    let (mut run, from) = reopen(crew, source, id, None, deps, cancel).await?;
+    if from == RunStatus::Running {
+        run.event(EventKind::Warning { message: "this run was interrupted; it goes on from its last stored step".into() });
+    }
+    let input = input.unwrap_or_default();
+    run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: input.to_owned() });
+    run.notices();
+    if !input.is_empty() {
+        run.add(Message::user(input));
+    }
+    run.drive().await
+}
+
+/// Goes on with a run waiting for a tool call's approval: `answer` allows the call
+/// (once, or for the rest of the run) or denies it, and the agent's turn goes on.
+pub async fn answer_tool_call(
+    crew: &Crew,
+    source: &CrewSource,
+    id: &RunId,
+    answer: Answer,
+    deps: &RunDeps,
+    cancel: &CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), deps, cancel).await?;
+    run.event(EventKind::ToolApproval { call_id: answer.call_id.clone(), decision: answer.decision, reason: answer.reason.clone() });
+    run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: String::new() });
+    run.notices();
+    run.answer = Some(answer);
+    run.drive().await
+}
+
+/// A stored run made ready to go on (claimed, so no other leg runs at once), and the
+/// status it was stored with. `answering` is the call a person answers: the run must
+/// wait on exactly that one; without it, the run must wait on none.
+async fn reopen<'a>(
+    crew: &'a Crew,
+    source: &CrewSource,
+    id: &RunId,
+    answering: Option<&str>,
+    deps: &'a RunDeps,
+    cancel: &'a CancellationToken,
+) -> Result<(Run<'a>, RunStatus), RunError> {
+    check_deps(crew, deps)?;
+    let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+    let from = stored.snapshot.status;
+    if !matches!(from, RunStatus::Paused | RunStatus::Running) {
+        return Err(RunError::NotResumable(id.clone(), from.as_str()));
+    }
+    if crew.agent(stored.snapshot.current_agent.as_str()).is_none() {
+        return Err(RunError::AgentGone { run: id.clone(), agent: stored.snapshot.current_agent.clone() });
+    }
+    let events = deps.store.events(id, None).await?;
+    let waiting = approval::pending(&events).filter(|_| from == RunStatus::Paused);
+    match (answering, &waiting) {
+        (None, Some(waiting)) => {
+            return Err(RunError::AwaitsApproval { run: id.clone(), call_id: waiting.call_id.clone(), tool: waiting.name.clone() })
+        }
+        (Some(call_id), None) => return Err(RunError::NoSuchApproval { run: id.clone(), call_id: call_id.to_owned(), waiting: None }),
+        (Some(call_id), Some(waiting)) if waiting.call_id != call_id => {
+            return Err(RunError::NoSuchApproval { run: id.clone(), call_id: call_id.to_owned(), waiting: Some(waiting.call_id.clone()) })
+        }
+        _ => {}
+    }
+    if !deps.store.claim(id, &[from]).await? {
+        return Err(RunError::Conflict(id.clone()));
+    }
+    let mut snapshot = stored.snapshot;
+    snapshot.status = RunStatus::Running;
+    snapshot.error = None;
+    let mut run = Run::new(crew, deps, cancel, id.clone(), snapshot, stored.history);
+    run.allowed_for_run = approval::allowed_for_run(&events);
+    if run.decider.is_some() {
+        // The router is shown every turn so far, with its time: the stored events have them.
+        run.workflow = super::routed::workflow(&events);
+    }
+    if stored.record.crew_fingerprint != source.fingerprint {
+        run.event(EventKind::Warning { message: "the crew changed since this run stopped; it goes on with the crew as it is now".into() });
+    }
+    Ok((run, from))
+}
