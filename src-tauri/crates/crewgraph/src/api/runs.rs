@@ -94,6 +94,18 @@ impl From<RunError> for ApiError {
     }
 }
 
+/// A leg's outcome in the API's words. Two legs that both loaded the run before
+/// either stored a step: the store keeps the first one's step and refuses the other's
+/// (`other` says what the first was).
+fn leg_outcome(id: &RunId, outcome: Result<RunOutcome, RunError>, other: &str) -> Result<RunOutcome, ApiError> {
+    match outcome {
+        Err(RunError::Store(StoreError::OutOfOrder { .. })) => {
+            Err(ApiError::new(ApiErrorCode::Conflict, format!("{} ({other} stored its next step first)", RunError::Conflict(id.clone()))))
+        }
+        outcome => Ok(outcome?),
+    }
+}
+
 /// How many model replies each agent's turns took so far (one per reply that ended a
 /// turn, one per reply that asked for tools), and what the turns' replies said.
 fn replies_used(events: &[RunEvent]) -> RepliesUsed {
@@ -214,8 +226,7 @@ impl Api {
         sink: Arc<dyn EventSink>,
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
-        let (mut crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
-        self.with_app_tool_servers(&mut crew).await?;
+        let (crew, source) = self.crew_to_run(path).await?;
         let deps = self.deps(&crew, options, sink).await?;
         let requested = options.requested_agent.as_deref().map(AgentId::from);
         Ok(start_run_for(&crew, &source, input, requested.as_ref(), &deps, cancel).await?)
@@ -244,27 +255,9 @@ impl Api {
                 format!("run '{id}' is paused, waiting for your answer: resume it with one (--input TEXT)"),
             ));
         }
-        let path = stored
-            .record
-            .crew_path
-            .clone()
-            .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
-        let (mut crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
-        self.with_app_tool_servers(&mut crew).await?;
-        let mut options = options.clone();
-        if options.script.is_some() {
-            options.used_replies = Some(replies_used(&store.events(id, None).await?));
-        }
-        let deps = self.deps(&crew, &options, sink).await?;
-        match resume_run(&crew, &source, id, input, &deps, cancel).await {
-            // Two resumes that both loaded the run before either stored a step: the
-            // store keeps the first one's step and refuses the other's.
-            Err(RunError::Store(StoreError::OutOfOrder { .. })) => Err(ApiError::new(
-                ApiErrorCode::Conflict,
-                format!("{} (another resume of it stored its next step first)", RunError::Conflict(id.clone())),
-            )),
-            outcome => Ok(outcome?),
-        }
+        let (crew, source, deps) = self.next_leg(id, &stored, options, sink).await?;
+        let outcome = resume_run(&crew, &source, id, input, &deps, cancel).await;
+        leg_outcome(id, outcome, "another resume of it")
     }
 
     /// Goes on with run `id`, waiting for a person to allow a tool call, with their
@@ -277,27 +270,42 @@ impl Api {
         sink: Arc<dyn EventSink>,
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
-        let store = self.store()?;
         let stored = self.stored_run(id).await?;
+        let (crew, source, deps) = self.next_leg(id, &stored, options, sink).await?;
+        let outcome = answer_tool_call(&crew, &source, id, answer, &deps, cancel).await;
+        leg_outcome(id, outcome, "another answer or resume of it")
+    }
+
+    /// The crew at `path` as a run takes it: with its runtime agents and the app's
+    /// tool servers, and where it came from.
+    async fn crew_to_run(&self, path: &Path) -> Result<(Crew, CrewSource), ApiError> {
+        let (mut crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
+        self.with_app_tool_servers(&mut crew).await?;
+        Ok((crew, source))
+    }
+
+    /// What the next leg of stored run `id` goes on with: its crew file as it is now
+    /// (with the app's tool servers), where that came from, and the run's wiring —
+    /// with a script, told what the run already took from it.
+    async fn next_leg(
+        &self,
+        id: &RunId,
+        stored: &StoredRun,
+        options: &RunOptions,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<(Crew, CrewSource, RunDeps), ApiError> {
         let path = stored
             .record
             .crew_path
             .clone()
             .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
-        let (mut crew, source) = runnable_crew(Path::new(&path), &self.runtime_texts(Path::new(&path)).await?)?;
-        self.with_app_tool_servers(&mut crew).await?;
+        let (crew, source) = self.crew_to_run(Path::new(&path)).await?;
         let mut options = options.clone();
         if options.script.is_some() {
-            options.used_replies = Some(replies_used(&store.events(id, None).await?));
+            options.used_replies = Some(replies_used(&self.store()?.events(id, None).await?));
         }
         let deps = self.deps(&crew, &options, sink).await?;
-        match answer_tool_call(&crew, &source, id, answer, &deps, cancel).await {
-            Err(RunError::Store(StoreError::OutOfOrder { .. })) => Err(ApiError::new(
-                ApiErrorCode::Conflict,
-                format!("{} (another answer or resume of it stored its next step first)", RunError::Conflict(id.clone())),
-            )),
-            outcome => Ok(outcome?),
-        }
+        Ok((crew, source, deps))
     }
 
     /// Run `id` as stored (`not_found` when there is none).

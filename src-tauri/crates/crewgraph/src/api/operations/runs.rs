@@ -34,6 +34,15 @@ impl RunAccepted {
     }
 }
 
+/// Refuses a run of a crew outside this host's reach (a server's crews folder): a
+/// leg of it goes on only where it ran — `there` says how.
+async fn reached(api: &Api, id: &RunId, there: &str) -> Result<(), ApiError> {
+    match api.run_crew_path(id).await? {
+        Some(path) if api.reaches(&path) => Ok(()),
+        _ => Err(ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' ran a crew outside this server's crews folder; {there}"))),
+    }
+}
+
 /// Where a run is, for the `Location` header.
 fn location(accepted: &RunAccepted) -> Vec<(&'static str, String)> {
     vec![("location", format!("/runs/{}", accepted.run_id))]
@@ -79,15 +88,7 @@ impl Operation for ResumeRun {
 
     async fn call(request: Self, api: &Api) -> Result<RunAccepted, ApiError> {
         let id = RunId::from(request.id.as_str());
-        match api.run_crew_path(&id).await? {
-            Some(path) if api.reaches(&path) => {}
-            _ => {
-                return Err(ApiError::new(
-                    ApiErrorCode::InvalidInput,
-                    format!("run '{id}' ran a crew outside this server's crews folder; resume it where it ran (crewgraph resume)"),
-                ))
-            }
-        }
+        reached(api, &id, "resume it where it ran (crewgraph resume)").await?;
         let options = request.options(api)?;
         Ok(RunAccepted::of(&api.spawn_resume(&id, request.input.as_deref(), options).await?))
     }
@@ -114,15 +115,7 @@ impl Operation for ApproveToolCall {
 
     async fn call(request: Self, api: &Api) -> Result<RunAccepted, ApiError> {
         let id = RunId::from(request.id.as_str());
-        match api.run_crew_path(&id).await? {
-            Some(path) if api.reaches(&path) => {}
-            _ => {
-                return Err(ApiError::new(
-                    ApiErrorCode::InvalidInput,
-                    format!("run '{id}' ran a crew outside this server's crews folder; answer it where it ran (crewgraph approve)"),
-                ))
-            }
-        }
+        reached(api, &id, "answer it where it ran (crewgraph approve)").await?;
         let (answer, options) = request.answer(api)?;
         Ok(RunAccepted::of(&api.spawn_answer(&id, answer, options).await?))
     }
