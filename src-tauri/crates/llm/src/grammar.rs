@@ -23,19 +23,7 @@ pub const MAX_REPEAT: u32 = 48;
 /// A grammar for "some text of at most `body_chars` characters without brackets,
 /// then one of `endings`"; None when no ending can be written in GBNF.
 pub fn ending_grammar(endings: &[Ending], body_chars: usize) -> Option<String> {
-    let mut alternatives = Vec::new();
-    let mut lines = Vec::new();
-    for ending in endings {
-        match ending {
-            Ending::Signal(text) => alternatives.push(literal(text)),
-            Ending::Line(pattern) => {
-                if let Some(line) = pattern_rule(pattern) {
-                    alternatives.push(format!("\"\\n\" line{}", lines.len()));
-                    lines.push(line);
-                }
-            }
-        }
-    }
+    let (alternatives, lines) = ending_alternatives(endings, "\"\\n\"");
     if alternatives.is_empty() {
         return None;
     }
@@ -48,6 +36,27 @@ pub fn ending_grammar(endings: &[Ending], body_chars: usize) -> Option<String> {
         grammar.push_str(&format!("line{i} ::= {line}\n"));
     }
     Some(grammar)
+}
+
+/// The ways a reply may end, as GBNF expressions: each bracket signal as it is, each
+/// line signal as `newline` (the GBNF for a line break: a real one, or the escaped
+/// `\n` inside a JSON string) then the rule `line<i>`, whose bodies come second. A
+/// pattern GBNF cannot say is left out.
+pub fn ending_alternatives(endings: &[Ending], newline: &str) -> (Vec<String>, Vec<String>) {
+    let mut alternatives = Vec::new();
+    let mut lines = Vec::new();
+    for ending in endings {
+        match ending {
+            Ending::Signal(text) => alternatives.push(literal(text)),
+            Ending::Line(pattern) => {
+                if let Some(line) = pattern_rule(pattern) {
+                    alternatives.push(format!("{newline} line{}", lines.len()));
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    (alternatives, lines)
 }
 
 /// The GBNF expression for a line `pattern` matches (multi-line mode, as the matcher

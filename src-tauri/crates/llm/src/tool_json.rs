@@ -18,7 +18,7 @@
 use crewgraph_engine::run::{Ending, ToolCall, ToolSpec};
 use serde_json::{json, Value};
 
-use crate::grammar::{literal, pattern_rule};
+use crate::grammar::{ending_alternatives, literal};
 
 /// The most characters of an answer (the agent's reply) in the JSON.
 pub const MAX_ANSWER_CHARS: usize = 400;
@@ -92,19 +92,7 @@ pub fn grammar(tools: &[ToolSpec], endings: &[Ending], asked: Asked) -> String {
 /// How an answer may end: one of the bracket signals, a line signal's line (after an
 /// escaped newline), or anything when there are none.
 fn answer_ending(endings: &[Ending]) -> (String, Vec<String>) {
-    let mut alternatives = Vec::new();
-    let mut lines = Vec::new();
-    for ending in endings {
-        match ending {
-            Ending::Signal(text) => alternatives.push(literal(text)),
-            Ending::Line(pattern) => {
-                if let Some(line) = pattern_rule(pattern) {
-                    alternatives.push(format!("\"\\\\n\" line{}", lines.len()));
-                    lines.push(line);
-                }
-            }
-        }
-    }
+    let (alternatives, lines) = ending_alternatives(endings, "\"\\\\n\"");
     if alternatives.is_empty() {
         ("\"\"".to_owned(), lines)
     } else {
