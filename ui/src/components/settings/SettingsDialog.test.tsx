@@ -217,6 +217,98 @@ describe("Settings · tool servers", () => {
     expect(calls.log).toContainEqual(["remove-server", "files"]);
   });
 
+  // A row of the variables or headers editor, found by its accessible name ("Variable API_TOKEN").
+  const row = (form: HTMLElement, name: string) => within(form).getByRole("group", { name });
+  const fill = (scope: HTMLElement, label: string | RegExp, value: string) => fireEvent.change(within(scope).getByLabelText(label), { target: { value } });
+
+  it("adds a program with a text variable and a saved-key variable, as the crew file writes them", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await screen.findByRole("form", { name: "Add a tool server" });
+    fill(form, /^Name/, "notes");
+    fill(form, "Command", "npx");
+    fill(form, "Arguments, one per line", "-y\nnotes-server");
+    fireEvent.click(within(form).getByRole("button", { name: "Add variable" }));
+    fireEvent.click(within(form).getByRole("button", { name: "Add variable" }));
+    const [first, second] = within(form).getAllByRole("group", { name: /^Variable / });
+    fill(first, "Name", "LOG_LEVEL");
+    fill(first, "Text", "info");
+    fill(second, "Name", "API_TOKEN");
+    fill(second, "Its value is", "key");
+    // A variable's key has no prefix: only a header's does.
+    expect(within(second).queryByLabelText("Written before the key (optional)")).toBeNull();
+    fill(second, "Saved key's name", "notes_token");
+    await act(async () => {
+      fireEvent.click(within(form).getByRole("button", { name: "Add" }));
+    });
+    expect(calls.log).toContainEqual([
+      "put-server",
+      "notes",
+      { command: "npx", args: ["-y", "notes-server"], env: { LOG_LEVEL: "info", API_TOKEN: { key: "notes_token" } } },
+    ]);
+    // The form is empty again for the next server.
+    expect(within(form).queryAllByRole("group", { name: /^Variable / })).toEqual([]);
+  });
+
+  it("adds a web address with an Authorization header from a saved key, written after Bearer", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await screen.findByRole("form", { name: "Add a tool server" });
+    fill(form, /^Name/, "search");
+    fireEvent.click(within(form).getByRole("radio", { name: "A web address" }));
+    fill(form, "Web address", "https://search.example.com/mcp");
+    fireEvent.click(within(form).getByRole("button", { name: "Add header" }));
+    const header = within(form).getByRole("group", { name: /^Header / });
+    fill(header, "Name", "Authorization");
+    expect(within(header).queryByLabelText("Written before the key (optional)")).toBeNull();
+    fill(header, "Its value is", "key");
+    fill(header, "Written before the key (optional)", "Bearer ");
+    fill(header, "Saved key's name", "search");
+    await act(async () => {
+      fireEvent.click(within(form).getByRole("button", { name: "Add" }));
+    });
+    expect(calls.log).toContainEqual(["put-server", "search", { url: "https://search.example.com/mcp", headers: { Authorization: { key: "search", prefix: "Bearer " } } }]);
+  });
+
+  it("refuses a variable with a value but no name, in words, and sends nothing", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await screen.findByRole("form", { name: "Add a tool server" });
+    fill(form, /^Name/, "notes");
+    fill(form, "Command", "npx");
+    fireEvent.click(within(form).getByRole("button", { name: "Add variable" }));
+    fill(row(form, "Variable 1 (no name yet)"), "Text", "info");
+    expect(within(form).getByText("Each variable needs a name.")).toBeTruthy();
+    expect((within(form).getByRole("button", { name: "Add" }) as HTMLButtonElement).disabled).toBe(true);
+    // Enter in a field submits the form even with Add disabled: still nothing is sent.
+    await act(async () => {
+      fireEvent.submit(form);
+    });
+    expect(calls.log.filter(([what]) => what === "put-server")).toEqual([]);
+  });
+
+  it("removes a row by its name, and a removed row is not sent", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await screen.findByRole("form", { name: "Add a tool server" });
+    fill(form, /^Name/, "notes");
+    fill(form, "Command", "npx");
+    fireEvent.click(within(form).getByRole("button", { name: "Add variable" }));
+    fireEvent.click(within(form).getByRole("button", { name: "Add variable" }));
+    fireEvent.click(within(form).getByRole("button", { name: "Add variable" }));
+    const [first, second] = within(form).getAllByRole("group", { name: /^Variable / });
+    fill(first, "Name", "API_TOKEN");
+    fill(first, "Text", "typed by mistake");
+    fill(second, "Name", "LOG_LEVEL");
+    fill(second, "Text", "info");
+    fill(row(form, "Variable 3 (no name yet)"), "Text", "stray");
+    expect(within(form).getByText("Each variable needs a name.")).toBeTruthy();
+    fireEvent.click(within(form).getByRole("button", { name: "Remove variable API_TOKEN" }));
+    fireEvent.click(within(form).getByRole("button", { name: "Remove variable 2 (no name yet)" }));
+    expect(within(form).getAllByRole("group", { name: /^Variable / }).map((g) => g.getAttribute("aria-label"))).toEqual(["Variable LOG_LEVEL"]);
+    expect(within(form).queryByText("Each variable needs a name.")).toBeNull();
+    await act(async () => {
+      fireEvent.click(within(form).getByRole("button", { name: "Add" }));
+    });
+    expect(calls.log).toContainEqual(["put-server", "notes", { command: "npx", args: [], env: { LOG_LEVEL: "info" } }]);
+  });
+
   it("imports an mcpServers file and says where its values went", async () => {
     render(<SettingsDialog onClose={() => {}} />);
     fireEvent.click(await screen.findByRole("button", { name: "Import from Claude Desktop, Cursor or VS Code…" }));

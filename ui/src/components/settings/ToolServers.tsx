@@ -1,14 +1,16 @@
 // Settings · tool servers: the MCP servers every crew's agents can use. Each is a
 // program to start (a command and its arguments) or a web address; Check starts it
 // and lists its tools (or says why not, with its log); servers can be imported from
-// the `mcpServers` file Claude Desktop, Cursor and VS Code keep. A token is never
-// typed here: a value the server needs secret is kept in the OS keyring (the import
-// puts it there) and the server names it.
+// the `mcpServers` file Claude Desktop, Cursor and VS Code keep. A program may be
+// given environment variables and a web address headers (ServerValues). A token is
+// never typed here: a value the server needs secret is kept in the OS keyring (the
+// import puts it there) and the server names it.
 import { type FormEvent, useCallback, useEffect, useId, useState } from "react";
 import { backend } from "../../backend";
 import type { ServerCheck } from "../../bindings/ServerCheck";
 import type { ServerSpec } from "../../bindings/ServerSpec";
 import type { ToolServerView } from "../../bindings/ToolServerView";
+import { ServerValues, type ValueRow, valuesOf } from "./ServerValues";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -20,9 +22,23 @@ export function argumentsOf(text: string): string[] {
     .filter((line) => line !== "");
 }
 
-/** A server as the form describes it: a command with its arguments, or a web address. */
-export function specOf(kind: "command" | "url", command: string, args: string, url: string): ServerSpec {
-  return kind === "command" ? { command: command.trim(), args: argumentsOf(args) } : { url: url.trim() };
+/** The add form as typed: how the server is reached, and the rows of each kind. */
+export type ServerForm = { kind: "command" | "url"; command: string; args: string; url: string; env: ValueRow[]; headers: ValueRow[] };
+
+/**
+ * A server as the form describes it: a command with its arguments and environment
+ * variables, or a web address with its headers (only the chosen kind's rows count);
+ * or, when a row cannot be sent, why not.
+ */
+export function specOf(form: ServerForm): { spec: ServerSpec } | { problem: string } {
+  if (form.kind === "command") {
+    const env = valuesOf(form.env, "variable");
+    if ("problem" in env) return env;
+    return { spec: { command: form.command.trim(), args: argumentsOf(form.args), ...(env.values ? { env: env.values } : {}) } };
+  }
+  const headers = valuesOf(form.headers, "header");
+  if ("problem" in headers) return headers;
+  return { spec: { url: form.url.trim(), ...(headers.values ? { headers: headers.values } : {}) } };
 }
 
 export function ToolServers() {
@@ -36,8 +52,11 @@ export function ToolServers() {
   const [command, setCommand] = useState("");
   const [args, setArgs] = useState("");
   const [url, setUrl] = useState("");
+  const [env, setEnv] = useState<ValueRow[]>([]);
+  const [headers, setHeaders] = useState<ValueRow[]>([]);
   const [importing, setImporting] = useState(false);
   const [imported, setImported] = useState("");
+  const described = specOf({ kind, command, args, url, env, headers });
 
   const load = useCallback(async () => {
     try {
@@ -60,14 +79,17 @@ export function ToolServers() {
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
+    if ("problem" in described) return;
     setError(null);
     try {
-      const saved = await backend.putToolServer(name.trim(), specOf(kind, command, args, url));
+      const saved = await backend.putToolServer(name.trim(), described.spec);
       setNotice([`Added ${saved.name}. Check it to see its tools.`]);
       setName("");
       setCommand("");
       setArgs("");
       setUrl("");
+      setEnv([]);
+      setHeaders([]);
       await load();
     } catch (e) {
       setError(message(e));
@@ -98,7 +120,7 @@ export function ToolServers() {
     }
   };
 
-  const canAdd = name.trim() !== "" && (kind === "command" ? command.trim() !== "" : url.trim() !== "");
+  const canAdd = name.trim() !== "" && (kind === "command" ? command.trim() !== "" : url.trim() !== "") && !("problem" in described);
 
   return (
     <section className="settings-tools" aria-labelledby={`${id}-title`}>
@@ -176,12 +198,21 @@ export function ToolServers() {
               <span className="field-label">Arguments, one per line</span>
               <textarea rows={3} value={args} onChange={(e) => setArgs(e.target.value)} placeholder={"-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes"} />
             </label>
+            <ServerValues noun="variable" rows={env} onChange={setEnv} />
           </>
         ) : (
-          <label className="field">
-            <span className="field-label">Web address</span>
-            <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/mcp" />
-          </label>
+          <>
+            <label className="field">
+              <span className="field-label">Web address</span>
+              <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/mcp" />
+            </label>
+            <ServerValues noun="header" rows={headers} onChange={setHeaders} />
+          </>
+        )}
+        {"problem" in described && (
+          <p className="field-error" role="alert">
+            {described.problem}
+          </p>
         )}
         <div className="dialog-actions">
           <button type="submit" disabled={!canAdd}>
