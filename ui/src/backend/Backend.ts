@@ -77,7 +77,7 @@ export interface Backend {
   /** Starts a tool server of the app and lists its tools. */
   checkToolServer(name: string): Promise<ServerCheck>;
   /** The tools of every server a crew can use (its own `servers`, and the app's). */
-  crewTools(servers?: Record<string, ServerSpec>): Promise<ServerTools[]>;
+  crewTools(servers?: Record<string, ServerSpec>, path?: string): Promise<ServerTools[]>;
   /** Adds or replaces a model. */
   putModel(name: string, request: ModelRequest): Promise<void>;
   removeModel(name: string): Promise<void>;

@@ -8,4 +8,9 @@ export type CrewTools = {
 /**
  * The crew's own `tools.servers` (as in its file, maybe not saved yet).
  */
-servers?: { [key in string]: ServerSpec }, };
+servers?: { [key in string]: ServerSpec }, 
+/**
+ * Where the crew file is (as the editor names it): its program servers start in
+ * its folder, as in a run.
+ */
+path?: string, };

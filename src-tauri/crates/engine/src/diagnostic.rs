@@ -241,6 +241,10 @@ pub enum Problem {
     #[error("tools.servers.{server}.url '{url}' is not an http:// or https:// address without a user or password")]
     ToolServerBadUrl { server: String, url: String },
 
+    /// An agent names a tool its running tool server says it does not have.
+    #[error("agent '{agent}' uses tool '{tool}', but the tool server '{server}' has no tool called '{name}' ({has})")]
+    ToolNotOnServer { agent: String, tool: String, server: String, name: String, has: String },
+
     // ---- warnings ----
     /// A deprecated signal is used by a rule.
     #[error("signal '{signal}' is deprecated: {note}")]
@@ -338,6 +342,7 @@ impl Problem {
             ToolServerBadName { server } => format!("The tool server '{server}' needs a name of letters, digits, '-' and '_' only, so agents can name its tools as {server}.tool."),
             ToolServerTwoWays { server } => format!("The tool server '{server}' has both a command to start and a web address. Keep the one it is."),
             ToolServerBadUrl { server, url } => format!("'{url}' is not a web address the tool server '{server}' can be reached at: write it as http://host:port/mcp or https://…, and keep a password or token out of it (put it in headers, as {{key: NAME}})."),
+            ToolNotOnServer { agent, tool, server, name, has } => format!("{agent} uses the tool '{tool}', but the tool server '{server}' has no tool called '{name}' ({has}). Pick one it has."),
             DeprecatedSignal { signal, note } => format!("{signal} is being phased out: {note}"),
             Unreachable { agent } => format!("Nothing leads to {agent}, so it will never get a turn."),
             NoWayOut { agent } => format!("{agent} has no way to finish or hand off. Connect it to another agent or to End."),

@@ -23,10 +23,10 @@ use marked_yaml::{LoadError, LoaderOptions, Marker, Node, Span, Spanned};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::crew::{Crew, CrewLayout};
+use crate::crew::{Crew, CrewLayout, ServerTransport, ToolServer};
 use crate::diagnostic::{Diagnostic, Problem, Subject};
 use crate::file::{is_null, spec, AgentEntry, AgentFile, CrewFile, GO_ENGINE_AGENT_KEYS, GO_ENGINE_SETTINGS};
-use crate::report::Report;
+use crate::report::{Report, ToolMention};
 use crate::validate::{is_valid_agent_id, validate, LoadedAgent};
 use crate::words::{self, plain_expected, Said};
 
@@ -42,6 +42,8 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Every file read, crew file first.
     pub files: Vec<PathBuf>,
+    /// Where the agents name tools that are not built in.
+    pub tool_mentions: Vec<ToolMention>,
 }
 
 impl Loaded {
@@ -84,7 +86,7 @@ pub fn load_path_with(path: &Path, runtime: &[RuntimeAgentText]) -> Loaded {
     let mut files = Vec::new();
     let shown = path.display().to_string();
     let crew = load_from_disk(path, &shown, runtime, &mut report, &mut files, None);
-    Loaded { crew, diagnostics: report.finish(), files }
+    Loaded { crew, tool_mentions: report.take_tool_mentions(), diagnostics: report.finish(), files }
 }
 
 /// Loads a crew file or directory for editing: the crew as [`load_path`] loads it,
@@ -96,7 +98,7 @@ pub fn load_spec(path: &Path) -> (Loaded, Option<serde_json::Value>) {
     let mut spec = None;
     let shown = path.display().to_string();
     let crew = load_from_disk(path, &shown, &[], &mut report, &mut files, Some(&mut spec));
-    (Loaded { crew, diagnostics: report.finish(), files }, spec)
+    (Loaded { crew, tool_mentions: report.take_tool_mentions(), diagnostics: report.finish(), files }, spec)
 }
 
 /// Loads a self-contained crew from text; `name` is used in locations. Agent ids
@@ -110,7 +112,7 @@ pub fn load_str(name: &str, text: &str) -> Loaded {
             validate(&crew_file, &agents, CrewLayout::File, &mut report)
         },
     );
-    Loaded { crew, diagnostics: report.finish(), files: Vec::new() }
+    Loaded { crew, tool_mentions: report.take_tool_mentions(), diagnostics: report.finish(), files: Vec::new() }
 }
 
 /// Loads a crew an editor holds ([`spec`]) as [`load_str`] would load its YAML, but
@@ -125,7 +127,7 @@ pub fn load_spec_value(name: &str, value: &serde_json::Value) -> Result<Loaded, 
         let agents = resolve_agents(&crew_file, None, &mut report, &mut Vec::new());
         validate(&crew_file, &agents, CrewLayout::File, &mut report)
     });
-    Ok(Loaded { crew, diagnostics: report.finish(), files: Vec::new() })
+    Ok(Loaded { crew, tool_mentions: report.take_tool_mentions(), diagnostics: report.finish(), files: Vec::new() })
 }
 
 /// Parses YAML text into any serde type with the positions and messages crew files
@@ -186,7 +188,35 @@ fn load_from_disk(
         let entry = node.span().to_owned();
         agents.push(LoadedAgent { file, entry, listed_id: None, missing: false, runtime: true });
     }
-    Some(validate(&crew_file, &agents, layout, report))
+    let mut crew = validate(&crew_file, &agents, layout, report);
+    start_servers_in(&mut crew.tool_servers, &base);
+    Some(crew)
+}
+
+/// The folder of the crew file or directory at `path`: where its program servers start.
+pub fn crew_folder(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().map(Path::to_path_buf).unwrap_or_default()
+    }
+}
+
+/// A crew file's program servers start in the crew's folder (`base`), and a relative
+/// `cwd` is taken from there, so a crew can name files beside it (`args: [notes]`)
+/// wherever the app was started.
+pub fn start_servers_in(servers: &mut [ToolServer], base: &Path) {
+    let base = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+    for server in servers {
+        if let ServerTransport::Stdio { cwd, .. } = &mut server.transport {
+            let folder = match cwd.as_deref() {
+                Some(cwd) => base.join(cwd),
+                None => base.clone(),
+            };
+            *cwd = Some(folder.display().to_string());
+        }
+    }
 }
 
 /// Turns `agents:` entries into agents: inline ones as they are, references by

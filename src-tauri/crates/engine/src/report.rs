@@ -13,6 +13,18 @@ pub struct Report {
     /// Per file, once its text is known: how many characters each line has.
     lines: Vec<Option<Vec<u32>>>,
     diagnostics: Vec<Diagnostic>,
+    /// Where each agent names a tool of a tool server (or a tool nobody declares).
+    tool_mentions: Vec<ToolMention>,
+}
+
+/// An agent's tool that a tool server may provide, and where the crew names it: what
+/// a check against the running servers reports at (`Api::known_tools`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolMention {
+    pub agent: String,
+    /// As written: `files.read_text_file`, `files/write`, `files`, `files.*`.
+    pub tool: String,
+    pub location: Option<Location>,
 }
 
 impl Report {
@@ -61,6 +73,17 @@ impl Report {
     pub fn at(&mut self, span: &Span, problem: Problem, subject: Subject) {
         let location = self.locate(span);
         self.diagnostics.push(Diagnostic::new(problem, location, subject));
+    }
+
+    /// Notes that `agent` names `tool` at `span` (see [`ToolMention`]).
+    pub fn mention_tool(&mut self, span: &Span, agent: &str, tool: &str) {
+        let location = self.locate(span);
+        self.tool_mentions.push(ToolMention { agent: agent.to_owned(), tool: tool.to_owned(), location });
+    }
+
+    /// The tool mentions noted so far, taken out.
+    pub fn take_tool_mentions(&mut self) -> Vec<ToolMention> {
+        std::mem::take(&mut self.tool_mentions)
     }
 
     /// Reports `problem` at an explicit line and column of file `source`.

@@ -16,6 +16,24 @@
 
 use std::time::Duration;
 
+/// What an agent's tool entry names of `servers`: the server (its index) and one of
+/// its tools, or every tool (None) for `server` and `server.*`; `server.tool` and
+/// `server/tool` are the same. None when it names no server.
+pub fn server_entry<'e>(servers: &[ToolServer], entry: &'e str) -> Option<(usize, Option<&'e str>)> {
+    servers.iter().enumerate().find_map(|(index, server)| {
+        if entry == server.name {
+            return Some((index, None));
+        }
+        let rest = entry.strip_prefix(server.name.as_str())?;
+        let tool = rest.strip_prefix('.').or_else(|| rest.strip_prefix('/'))?;
+        match tool {
+            "*" => Some((index, None)),
+            "" => None,
+            tool => Some((index, Some(tool))),
+        }
+    })
+}
+
 /// How long one tool call may take unless the server says otherwise.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -29,7 +29,14 @@ pub struct McpHost {
 #[derive(Default)]
 struct Slot {
     running: tokio::sync::Mutex<Running>,
+    /// The names of its tools when last asked, and the connection's count of changed
+    /// lists then (a listing is stale once the server says its list changed).
+    /// Weak: stopping the server takes its connection whole.
+    listed: Mutex<Option<Listed>>,
 }
+
+/// A listing: the connection it came from, its count of changed lists then, the names.
+type Listed = (Weak<Connection>, u64, Vec<String>);
 
 #[derive(Default)]
 struct Running {
@@ -61,12 +68,26 @@ impl McpHost {
         }
     }
 
+    /// The names of the tools `server` listed when last asked, when it still runs
+    /// and has not said its list changed since; None otherwise. Starts nothing and
+    /// asks nothing: for checking a crew while it is edited.
+    pub fn listed(&self, server: &ToolServer) -> Option<Vec<String>> {
+        let slot = self.slots.lock().ok()?.get(&format!("{:?}", server))?.clone();
+        let listed = slot.listed.lock().ok()?;
+        let (connection, changes, names) = listed.as_ref()?;
+        let connection = connection.upgrade()?;
+        (!connection.is_closed() && connection.list_changes() == *changes).then(|| names.clone())
+    }
+
+    /// The slot of `server`, made on first use.
+    fn slot(&self, server: &ToolServer) -> Result<Arc<Slot>, String> {
+        let mut slots = self.slots.lock().map_err(|_| named(server, "cannot be reached (a defect: the list of servers broke)"))?;
+        Ok(slots.entry(format!("{:?}", server)).or_default().clone())
+    }
+
     /// The running connection to `server`, started (or restarted once) as needed.
     async fn connection(&self, server: &ToolServer, cancel: &CancellationToken) -> Result<Arc<Connection>, String> {
-        let slot = {
-            let mut slots = self.slots.lock().map_err(|_| named(server, "cannot be reached (a defect: the list of servers broke)"))?;
-            slots.entry(format!("{:?}", server)).or_default().clone()
-        };
+        let slot = self.slot(server)?;
         let mut running = slot.running.lock().await;
         if let Some(connection) = &running.connection {
             if !connection.is_closed() {
@@ -105,13 +126,19 @@ impl ToolHost for McpHost {
         // Asking for the list changes nothing, so a server found gone is started
         // again (its one restart) and asked once more.
         for attempt in 0..2 {
+            let changes = connection.list_changes();
             let listed = tokio::select! {
                 _ = cancel.cancelled() => return Err(named(server, "was not asked for its tools: the run was stopped")),
                 listed = tokio::time::timeout(server.timeout, connection.tools()) => listed,
             };
             match listed {
                 Err(_) => return Err(named(server, &format!("did not list its tools within {}", seconds(server.timeout)))),
-                Ok(Ok(tools)) => return Ok(tools),
+                Ok(Ok(tools)) => {
+                    if let Ok(mut listed) = self.slot(server)?.listed.lock() {
+                        *listed = Some((Arc::downgrade(&connection), changes, tools.iter().map(|t| t.name.clone()).collect()));
+                    }
+                    return Ok(tools);
+                }
                 Ok(Err(why)) if attempt == 0 && connection.is_closed() => {
                     tracing::warn!(server = %server.name, "tool server gone when asked for its tools ({why}); starting it again");
                     connection = self.connection(server, cancel).await?;

@@ -5,6 +5,7 @@
 // (the agent's `tool_policy`). A server that cannot start says why.
 import { useEffect, useId, useMemo, useState } from "react";
 import { backend } from "../../backend";
+import { useEditor } from "../../editor/store";
 import type { ServerSpec } from "../../bindings/ServerSpec";
 import type { ServerTools } from "../../bindings/ServerTools";
 import type { ToolInfo } from "../../bindings/ToolInfo";
@@ -58,17 +59,19 @@ export function ToolPicker({ chosen, policies, crewServers, onToggle, onPolicy }
   const [error, setError] = useState<string | null>(null);
   const [search, setSearch] = useState("");
   const servers = JSON.stringify(crewServers ?? {});
+  // The crew's programs start in its folder, as in a run.
+  const path = useEditor((s) => s.path);
   useEffect(() => {
     let current = true;
     setGroups(null);
-    backend.crewTools(JSON.parse(servers)).then(
+    backend.crewTools(JSON.parse(servers), path ?? undefined).then(
       (found) => current && setGroups(found),
       (e) => current && setError(e instanceof Error ? e.message : String(e)),
     );
     return () => {
       current = false;
     };
-  }, [servers]);
+  }, [servers, path]);
   const shown = useMemo(() => matching([BUILT_IN, ...(groups ?? [])], search), [groups, search]);
 
   return (

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crewgraph_engine::crew::CrewLayout;
 use crewgraph_engine::file::{spec, AgentEntry, CrewFile};
-use crewgraph_engine::load::{load_path, load_spec, load_spec_value, parse_yaml, Loaded, MAX_FILE_SIZE};
+use crewgraph_engine::load::{crew_folder, load_path, load_spec, load_spec_value, parse_yaml, start_servers_in, Loaded, MAX_FILE_SIZE};
 use crewgraph_engine::run::prompt::signal_instructions;
 use crewgraph_engine::run::StoreError;
 use crewgraph_engine::signal::name::{is_bracket_name, is_pattern_name};
@@ -143,7 +143,11 @@ impl Api {
     /// The engine's verdict on an edited crew: its graph and every problem.
     pub fn check_crew(&self, check: &CheckCrew) -> Result<CrewDocument, ApiError> {
         let path = check.path.as_deref().map_or_else(|| PathBuf::from("untitled.yaml"), PathBuf::from);
-        let loaded = self.known_tools(load_spec_value(&path.display().to_string(), &check.spec).map_err(invalid)?);
+        let mut loaded = load_spec_value(&path.display().to_string(), &check.spec).map_err(invalid)?;
+        if let (Some(crew), Some(_)) = (loaded.crew.as_mut(), check.path.as_ref()) {
+            start_servers_in(&mut crew.tool_servers, &crew_folder(&path));
+        }
+        let loaded = self.known_tools(loaded);
         Ok(document(&path, &loaded))
     }
 

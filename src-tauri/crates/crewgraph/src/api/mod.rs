@@ -86,9 +86,9 @@ pub struct Api {
     local: Arc<LocalModel>,
     /// The tool servers, started once for every run of this API.
     tool_host: Arc<McpHost>,
-    /// The names of the app's tool servers as last read (their tools are no unknown
-    /// tools to a crew's validation).
-    app_servers: Arc<std::sync::RwLock<Vec<String>>>,
+    /// The app's tool servers as last read (their tools are no unknown tools to a
+    /// crew's validation).
+    app_servers: Arc<std::sync::RwLock<Vec<crewgraph_engine::crew::ToolServer>>>,
     /// The runs going on in the background of this API (shared by its clones).
     live: Arc<LiveRuns>,
     /// Which crews it reaches, and how it names them.

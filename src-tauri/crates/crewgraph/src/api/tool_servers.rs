@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use crewgraph_engine::crew::ToolServer;
 use crewgraph_engine::diagnostic::Problem;
-use crewgraph_engine::load::Loaded;
+use crewgraph_engine::load::{crew_folder, start_servers_in, Loaded};
+use crewgraph_engine::validate::check_listed_tools;
 use crewgraph_engine::run::ToolHost;
 use crewgraph_llm::keys::{self, Secret};
 use serde::Serialize;
@@ -179,15 +180,16 @@ impl Api {
     }
 
     /// The tools of every server a crew can use: those its file declares (`servers`,
-    /// the crew file's `tools.servers` as JSON, maybe not saved yet) and the app's.
-    pub async fn crew_tools(&self, servers: Option<Value>) -> Result<Vec<ServerTools>, ApiError> {
+    /// the crew file's `tools.servers` as JSON, maybe not saved yet; started in the
+    /// folder of the crew file at `path`, as a run starts them) and the app's.
+    pub async fn crew_tools(&self, servers: Option<Value>, path: Option<&std::path::Path>) -> Result<Vec<ServerTools>, ApiError> {
         let mut all: Vec<(ToolServer, &'static str)> = Vec::new();
         if let Some(Value::Object(declared)) = servers.map(without_nulls) {
-            for (name, spec) in declared {
-                if let Ok(server) = server_of(&name, &spec) {
-                    all.push((server, "crew"));
-                }
+            let mut own: Vec<ToolServer> = declared.iter().filter_map(|(name, spec)| server_of(name, spec).ok()).collect();
+            if let Some(path) = path {
+                start_servers_in(&mut own, &crew_folder(path));
             }
+            all.extend(own.into_iter().map(|server| (server, "crew")));
         }
         for server in self.app_tool_servers().await? {
             if !all.iter().any(|(s, _)| s.name == server.name) {
@@ -258,8 +260,8 @@ impl Api {
     }
 
     fn remember_app_servers(&self, servers: &BTreeMap<String, Value>) {
-        if let Ok(mut names) = self.app_servers.write() {
-            *names = servers.keys().cloned().collect();
+        if let Ok(mut known) = self.app_servers.write() {
+            *known = servers.iter().filter_map(|(name, spec)| server_of(name, spec).ok()).collect();
         }
     }
 
@@ -268,19 +270,25 @@ impl Api {
         let _ = self.stored_tool_servers().await;
     }
 
-    /// `loaded` without the warnings about tools that the app's servers provide
-    /// (a crew may use them without declaring them).
+    /// `loaded` as far as the tool servers say: no warning about tools the app's
+    /// servers provide (a crew may use them without declaring them), and an error for
+    /// a tool a running server said it does not have (`check_listed_tools`).
     pub(crate) fn known_tools(&self, mut loaded: Loaded) -> Loaded {
-        let names = self.app_servers.read().map(|n| n.clone()).unwrap_or_default();
-        if names.is_empty() {
-            return loaded;
-        }
+        let app = self.app_servers.read().map(|known| known.clone()).unwrap_or_default();
         let provided = |tool: &str| {
-            names.iter().any(|server| {
-                tool == server || tool.strip_prefix(server.as_str()).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('/'))
+            app.iter().any(|server| {
+                tool == server.name
+                    || tool.strip_prefix(server.name.as_str()).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('/'))
             })
         };
         loaded.diagnostics.retain(|d| !matches!(&d.problem, Problem::UnknownTool { tool, .. } if provided(tool)));
+        let mut servers = loaded.crew.as_ref().map(|crew| crew.tool_servers.clone()).unwrap_or_default();
+        for server in app {
+            if !servers.iter().any(|s| s.name == server.name) {
+                servers.push(server);
+            }
+        }
+        check_listed_tools(&mut loaded, &servers, |server| self.tool_host.listed(server));
         loaded
     }
 }

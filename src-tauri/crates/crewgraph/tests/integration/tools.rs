@@ -231,6 +231,37 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
+fn the_pickers_listing_starts_a_crews_server_in_its_folder_and_validation_then_knows_its_tools() {
+    let folder = tempfile::tempdir().unwrap();
+    let folder = folder.path().canonicalize().unwrap();
+    std::fs::create_dir(folder.join("notes")).unwrap();
+    std::fs::write(folder.join("notes/a.md"), "alpha").unwrap();
+    // A relative folder: the server starts in the crew's folder, wherever the app was started.
+    let crew = format!(
+        "name: Desk\nentry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    tools: [files.list_directory, files.list_directry]\n\
+         tools:\n  servers:\n    files:\n      command: node\n      args: [{}, notes]\n",
+        installed("server-filesystem")
+    );
+    std::fs::write(folder.join("desk.yaml"), &crew).unwrap();
+    let api = Api::new(&folder);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        // Not running yet: nothing is started to validate, so only the run would tell.
+        assert!(api.validate_crew(&folder.join("desk.yaml")).await.unwrap().valid);
+        let own = serde_json::json!({"files": {"command": "node", "args": [installed("server-filesystem"), "notes"]}});
+        let listed = api.crew_tools(Some(own), Some(&folder.join("desk.yaml"))).await.unwrap();
+        assert_eq!(listed[0].error, None, "the server found its folder beside the crew");
+        assert!(listed[0].tools.iter().any(|t| t.name == "files.list_directory"), "{:?}", listed[0].tools);
+        let validation = api.validate_crew(&folder.join("desk.yaml")).await.unwrap();
+        assert!(!validation.valid);
+        let error = validation.diagnostics.iter().find(|d| d.is_error()).unwrap();
+        assert_eq!(error.location.as_ref().map(|l| (l.line, l.column)), Some((6, 35)));
+        assert!(error.plain.starts_with("a uses the tool 'files.list_directry', but the tool server 'files' has no tool called 'list_directry'"));
+        api.stop_tool_servers().await;
+    });
+}
+
+#[test]
 fn app_wide_servers_are_kept_checked_imported_listed_for_the_picker_and_used_by_runs() {
     let folder = tempfile::tempdir().unwrap();
     let folder = folder.path().canonicalize().unwrap();
@@ -254,13 +285,31 @@ fn app_wide_servers_are_kept_checked_imported_listed_for_the_picker_and_used_by_
 
         // The picker: the crew's own servers, then the app's; a server that cannot start says why.
         let own = serde_json::json!({"broken": {"command": "no-such-server-3c1"}});
-        let listed = api.crew_tools(Some(own)).await.unwrap();
+        let listed = api.crew_tools(Some(own), None).await.unwrap();
         assert_eq!(
             listed.iter().map(|s| (s.server.as_str(), s.origin.as_str())).collect::<Vec<_>>(),
             [("broken", "crew"), ("everything", "app")]
         );
         assert!(listed[0].error.as_deref().unwrap().contains("was not found"), "{:?}", listed[0].error);
         assert!(listed[1].tools.iter().any(|t| t.name == "everything.get-sum"));
+
+        // The app's server runs and has listed its tools: a crew naming one it lacks is
+        // an error at that line:col, not only a run that fails at the agent's turn.
+        let typo = "name: Typo\nentry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    tools: [everything.echo, everything.ech0]\n";
+        std::fs::write(folder.join("typo.yaml"), typo).unwrap();
+        let validation = api.validate_crew(&folder.join("typo.yaml")).await.unwrap();
+        let errors: Vec<String> = validation
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| format!("{}:{} {}", d.location.as_ref().unwrap().line, d.location.as_ref().unwrap().column, d.message))
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("6:30 agent 'a' uses tool 'everything.ech0', but the tool server 'everything' has no tool called 'ech0' (it has: "),
+            "{errors:?}"
+        );
+        assert!(errors[0].contains("echo, "), "it names the tools it has: {errors:?}");
 
         // Import: the literal env value goes to the keyring when one is reachable, else
         // the person is told which variable to set; the stored server names a key.

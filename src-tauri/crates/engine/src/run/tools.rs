@@ -23,6 +23,7 @@ use super::message::ToolCall;
 use super::time::Clock;
 use super::tool_host::{ServerTool, ToolHost, ToolProgress};
 use crate::crew::{Agent, ToolServer, BUILTIN_TOOLS};
+use crate::tool_server::server_entry;
 
 /// The most characters of a web page handed back to an agent.
 pub const MAX_FETCHED_CHARS: usize = 16_000;
@@ -197,18 +198,7 @@ impl Tools {
     /// The server (index) and tools an agent's entry names: `server`, `server.*`,
     /// `server.tool` or `server/tool`.
     fn server_entry<'e>(&self, entry: &'e str) -> Option<(usize, Wanted<'e>)> {
-        self.servers.iter().enumerate().find_map(|(index, server)| {
-            if entry == server.name {
-                return Some((index, Wanted::All));
-            }
-            let rest = entry.strip_prefix(server.name.as_str())?;
-            let tool = rest.strip_prefix('.').or_else(|| rest.strip_prefix('/'))?;
-            match tool {
-                "*" => Some((index, Wanted::All)),
-                "" => None,
-                tool => Some((index, Wanted::One(tool))),
-            }
-        })
+        server_entry(&self.servers, entry).map(|(index, tool)| (index, tool.map_or(Wanted::All, Wanted::One)))
     }
 
     /// The server and tool a called name stands for: a name offered to the model, or

@@ -96,6 +96,9 @@ fn warn_tools(crew: &Crew, loaded: &[LoadedAgent], report: &mut Report) {
     for agent in &crew.agents {
         let Some(item) = by_id.get(agent.id.as_str()) else { continue };
         for tool in &item.file.tools {
+            if !BUILTIN_TOOLS.contains(&tool.as_str()) {
+                report.mention_tool(tool.span(), agent.id.as_str(), tool.as_str());
+            }
             if !known(tool.as_str()) {
                 let problem = Problem::UnknownTool { agent: agent.id.to_string(), tool: tool.to_string() };
                 report.at(tool.span(), problem, Subject::Agent { agent: agent.id.to_string() });

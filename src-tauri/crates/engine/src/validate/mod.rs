@@ -9,11 +9,16 @@
 //! - here: agents, entry point, settings, strategy and the other choices;
 //! - `signals`: the registry (strict from `signals:`, or implicit from the rules);
 //! - `rules`: routing rules, parallel groups, agent behaviours, Go `defaults`;
-//! - `lint`: the warnings (unreachable agents, agents with no way out, unknown tools).
+//! - `lint`: the warnings (unreachable agents, agents with no way out, unknown tools);
+//! - `listed_tools`: after loading, the tools agents name checked against the
+//!   servers that run (an error for one a server says it lacks).
 
 mod lint;
+mod listed_tools;
 mod rules;
 mod signals;
+
+pub use listed_tools::check_listed_tools;
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;

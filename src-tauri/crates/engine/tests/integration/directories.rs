@@ -170,3 +170,24 @@ fn agent_id_that_is_a_path_never_reads_a_file_outside_agents() {
     let message = "agent id '../outside' may only contain letters, digits, '_', '-' and '.'";
     assert_eq!(listing(&loaded, &crew_path), [format!("crew.yaml:{}: {message}", pos(&text, "../outside"))]);
 }
+
+#[test]
+fn a_crew_files_program_servers_start_in_its_folder_and_a_relative_cwd_is_taken_from_there() {
+    use crewgraph_engine::crew::ServerTransport;
+    let crew = "entry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    tools: [files.*, deeper.*, fixed.*]\n\
+                tools:\n  servers:\n    files:\n      command: node\n      args: [server.js, notes]\n    \
+                deeper:\n      command: node\n      cwd: notes/inner\n    fixed:\n      command: node\n      cwd: /tmp\n";
+    let dir = crew_dir(&[("desk.yaml", crew)]);
+    let loaded = load_path(&dir.path().join("desk.yaml"));
+    let crew = loaded.crew.expect("the crew loads");
+    let cwds: Vec<String> = crew
+        .tool_servers
+        .iter()
+        .map(|server| match &server.transport {
+            ServerTransport::Stdio { cwd, .. } => cwd.clone().expect("every program server gets a folder"),
+            ServerTransport::Http { .. } => unreachable!("only program servers here"),
+        })
+        .collect();
+    let folder = dir.path().display().to_string();
+    assert_eq!(cwds, [folder.clone(), format!("{folder}/notes/inner"), "/tmp".to_owned()]);
+}

@@ -156,6 +156,11 @@ pub struct CrewTools {
     #[schema(value_type = Option<Object>)]
     #[ts(optional, as = "Option<std::collections::BTreeMap<String, crewgraph_engine::file::ServerFile>>")]
     pub servers: Option<Value>,
+    /// Where the crew file is (as the editor names it): its program servers start in
+    /// its folder, as in a run.
+    #[serde(default)]
+    #[ts(optional)]
+    pub path: Option<String>,
 }
 
 impl Operation for CrewTools {
@@ -172,6 +177,6 @@ impl Operation for CrewTools {
     }
 
     async fn call(request: Self, api: &Api) -> Result<Vec<ServerTools>, ApiError> {
-        api.crew_tools(request.servers).await
+        api.crew_tools(request.servers, request.path.as_deref().map(std::path::Path::new)).await
     }
 }
