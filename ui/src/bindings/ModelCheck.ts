@@ -30,6 +30,11 @@ streaming?: boolean,
  */
 tools?: boolean, 
 /**
+ * Its tools go through structured output: it has no tool calling of its own (its
+ * server refused tools, or it called none when offered one natively).
+ */
+tool_json?: boolean, 
+/**
  * It answered with one JSON value of a given schema.
  */
 structured?: boolean, 

@@ -99,7 +99,9 @@ export function modelWarnings(spec: CrewSpec, models: readonly ModelView[]): Sho
     if (tools.length > 0 && model.check?.answers && model.check.tools === false) {
       warnings.push(
         warning(
-          `This agent's tools won't work on ${model.name}: it cannot call tools. Pick another model.`,
+          model.check.tool_json
+            ? `This agent's tools may not work on ${model.name}: it did not call a tool when checked, so its tools are offered as JSON, which it may not follow. Pick another model if it does not use them.`
+            : `This agent's tools won't work on ${model.name}: it cannot call tools. Pick another model.`,
           `agent '${agent.id}' uses tools (${tools.join(", ")}), but model '${model.name}' did not call a tool when checked`,
           card,
         ),

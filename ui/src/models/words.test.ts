@@ -40,6 +40,14 @@ describe("checkWords", () => {
     ]);
   });
 
+  it("says when tools reach the model as JSON (no tool calling of its own)", () => {
+    expect(checkWords({ answers: true, tools: true, tool_json: true, checked_at: 1 })).toContain("calls tools through structured output");
+    expect(checkWords({ answers: true, tools: false, tool_json: true, checked_at: 1 })).toContain(
+      "did not call a tool when checked (its tools are offered as JSON)",
+    );
+    expect(checkSummary({ answers: true, tools: false, tool_json: true, checked_at: 1 }, 4096)).toBe("4,096-token window · tools as JSON");
+  });
+
   it("says only why for a model that did not answer, a refused key as what to do", () => {
     expect(checkWords({ answers: false, problem: "the server at http://127.0.0.1:9/v1 cannot be reached", context_window: 8192, checked_at: 1 })).toEqual([
       "does not answer: the server at http://127.0.0.1:9/v1 cannot be reached",

@@ -41,7 +41,7 @@ export function checkWords(check: ModelCheck): string[] {
     words.push("context window not known");
   }
   if (check.streaming !== undefined) words.push(check.streaming ? "streams its replies" : "replies all at once");
-  if (check.tools !== undefined) words.push(check.tools ? "calls tools" : "cannot call tools");
+  if (check.tools !== undefined) words.push(toolWords(check));
   if (check.structured !== undefined) words.push(check.structured ? "gives structured answers" : "no structured answers");
   if (check.first_token_ms !== undefined) words.push(`first words after ${seconds(check.first_token_ms)}`);
   if (check.tokens_per_second !== undefined && check.tokens_per_second > 0) {
@@ -58,7 +58,14 @@ export function checkSummary(check: ModelCheck | undefined, window?: number): st
   if (!check) return tokens ? `${windowWords(tokens)} · not checked yet` : "not checked yet";
   if (!check.answers) return "did not answer when checked";
   const words = [tokens ? windowWords(tokens) : "window not known"];
-  if (check.tools === false) words.push("no tools");
+  if (check.tools === false) words.push(check.tool_json ? "tools as JSON" : "no tools");
   if (check.structured === false) words.push("no structured answers");
   return words.join(" · ");
+}
+
+/** How tools reach the model: its own tool calling, or JSON it is held to (a model
+ * with no tool calling of its own, `tool_json`). */
+function toolWords(check: ModelCheck): string {
+  if (check.tool_json) return check.tools ? "calls tools through structured output" : "did not call a tool when checked (its tools are offered as JSON)";
+  return check.tools ? "calls tools" : "cannot call tools";
 }

@@ -49,6 +49,11 @@ pub struct ModelCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tools: Option<bool>,
+    /// Its tools go through structured output: it has no tool calling of its own (its
+    /// server refused tools, or it called none when offered one natively).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tool_json: Option<bool>,
     /// It answered with one JSON value of a given schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -141,6 +146,7 @@ pub async fn check(model: Arc<dyn LlmClient>, window: Option<(u32, String)>) -> 
         Ok(reply) => reply.tool_calls.iter().any(|call| call.name == "get_weather"),
         Err(_) => false,
     });
+    found.tool_json = Some(model.tools_through_structured_output(None) || found.tools == Some(false));
 
     // One structured answer.
     let schema = OutputSchema {

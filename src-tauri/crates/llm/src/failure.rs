@@ -85,6 +85,27 @@ pub fn not_a_reply(content_type: &str, body: &str) -> String {
     }
 }
 
+/// True when a model's server says (in an error `text`) that it takes no tools for
+/// this model: Ollama's "does not support tools", llama.cpp's "tools param requires
+/// --jinja flag", vLLM's "auto tool choice requires --enable-auto-tool-choice", and
+/// the like. Such a model is offered its tools through structured output instead
+/// ([`crate::tool_json`]).
+pub fn tools_refused(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    (lower.contains("tool") || lower.contains("function"))
+        && ["not support", "unsupported", "requires --jinja", "requires --enable-auto-tool-choice", "not enabled", "no tool support"]
+            .iter()
+            .any(|said| lower.contains(said))
+}
+
+/// True when a server says it takes no structured output (`response_format` with a
+/// JSON schema) or cannot follow the schema it was given.
+pub fn schema_refused(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    (lower.contains("response_format") || lower.contains("json_schema") || lower.contains("schema"))
+        && ["not support", "unsupported", "invalid", "unknown", "failed", "not allowed", "unrecognized"].iter().any(|said| lower.contains(said))
+}
+
 /// True when an error answer says the request was longer than the model's context
 /// window: OpenAI's `context_length_exceeded` ("This model's maximum context length
 /// is … tokens"), vLLM's the same words, llama.cpp's "exceeds the available context
@@ -229,5 +250,17 @@ mod tests {
     fn places_never_show_credentials() {
         assert_eq!(place("https://user:secret@example.org/v1?key=k"), "example.org:443");
         assert_eq!(place("http://127.0.0.1:9/v1"), "127.0.0.1:9");
+    }
+
+    #[test]
+    fn servers_refusing_tools_or_a_schema_are_told_apart_from_other_failures() {
+        assert!(tools_refused(r#"{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}"#));
+        assert!(tools_refused("registry.ollama.ai/library/gemma2:2b does not support tools"));
+        assert!(tools_refused(r#""auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"#));
+        assert!(!tools_refused("the prompt is too long for the context window"));
+        assert!(!tools_refused("tool call 0 came without a name"));
+        assert!(schema_refused("response_format type json_schema is not supported by this model"));
+        assert!(schema_refused("JSON schema conversion failed: unknown keyword"));
+        assert!(!schema_refused("rate limited (429): slow down"));
     }
 }

@@ -194,7 +194,9 @@ impl Transport {
                     let retry_after = retry_after(response.headers());
                     let text = read_text(response, self.limits.idle).await;
                     let failure = self.status_error(status, &text);
-                    if !retryable(status) {
+                    // A refusal of tools (llama.cpp says it with a 500) is the same
+                    // the next time: the caller offers them another way at once.
+                    if !retryable(status) || failure::tools_refused(&text) {
                         return Err(failure);
                     }
                     (failure, retry_after)

@@ -311,24 +311,16 @@ impl LlmClient for LocalModel {
             // words, and tools are offered through structured output (`tool_json`):
             // the reply is one JSON object, a call or an answer ending with a signal;
             // after a result, an answer.
-            tool_json::without_tool_roles(&mut body);
-            if let Some(body) = body.as_object_mut() {
-                body.remove("tools");
-                body.remove("tool_choice");
-            }
-            let asked = (!request.tools.is_empty() && request.schema.is_none()).then(|| {
-                if tool_json::after_a_result(&body) {
-                    Asked::Answer
-                } else if request.require_tool {
-                    Asked::Call
-                } else {
-                    Asked::CallOrAnswer
-                }
-            });
+            let asked = tool_json::asked_of(&body, request);
             match asked {
                 Some(asked) => offer_tools(&mut body, request, asked),
                 // A schema is its own grammar.
                 None => {
+                    tool_json::without_tool_roles(&mut body);
+                    if let Some(body) = body.as_object_mut() {
+                        body.remove("tools");
+                        body.remove("tool_choice");
+                    }
                     if let Some(grammar) =
                         request.schema.is_none().then(|| ending_grammar(request.signals, body_chars(request.max_tokens))).flatten()
                     {
@@ -363,6 +355,11 @@ impl LlmClient for LocalModel {
         }
     }
 
+    /// SmolLM2 has no tool format: always.
+    fn tools_through_structured_output(&self, _model: Option<&ModelSpec>) -> bool {
+        true
+    }
+
     /// The server's own context (it is started for the answer, as the call that
     /// follows would start it anyway).
     async fn context_window(&self, _model: Option<&ModelSpec>) -> Option<ContextWindow> {
@@ -379,15 +376,7 @@ impl LlmClient for LocalModel {
 /// Tells the model the request's tools and holds its reply to a call of one of them
 /// or an answer (`tool_json`), with room for both.
 fn offer_tools(body: &mut Value, request: &LlmRequest<'_>, asked: Asked) {
-    let told = tool_json::instructions(request.tools, asked);
-    match body["messages"].as_array_mut() {
-        Some(messages) if messages.first().is_some_and(|m| m["role"] == "system") => {
-            let system = format!("{}{told}", messages[0]["content"].as_str().unwrap_or_default());
-            messages[0]["content"] = json!(system);
-        }
-        Some(messages) => messages.insert(0, json!({"role": "system", "content": told.trim_start()})),
-        None => {}
-    }
+    tool_json::offer_in_words(body, request.tools, asked);
     body["grammar"] = json!(tool_json::grammar(request.tools, request.signals, asked));
     if request.max_tokens.is_none() {
         body["max_tokens"] = json!(MAX_STRUCTURED_TOKENS);

@@ -128,13 +128,15 @@ impl Models {
         let spec = self.chosen.as_ref().or(spec);
         match self.settings.resolve(spec).map_err(LlmError::Failed)? {
             Resolved::Local => Ok((self.local.clone(), None)),
-            Resolved::Remote(_, config) => {
+            Resolved::Remote(name, config) => {
                 let id = serde_json::to_string(&config).unwrap_or_default();
                 let mut clients = self.clients.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                 if let Some(client) = clients.get(&id) {
                     return Ok((client.clone(), config.price));
                 }
-                let client = client_of(&config, &self.local)?;
+                // The check found it calling no tool of its own (or its server refusing tools).
+                let json_tools = self.settings.checks.get(&name).is_some_and(|c| c.answers && (c.tools == Some(false) || c.tool_json == Some(true)));
+                let client = client_of(&config, &self.local, json_tools)?;
                 clients.insert(id, client.clone());
                 Ok((client, config.price))
             }
@@ -142,14 +144,19 @@ impl Models {
     }
 }
 
-/// A client of a configured model, with its key from the keyring or the environment.
-fn client_of(config: &ModelConfig, local: &Arc<LocalModel>) -> Result<Arc<dyn LlmClient>, LlmError> {
+/// A client of a configured model, with its key from the keyring or the environment;
+/// `json_tools`: offer it tools through structured output from the start.
+fn client_of(config: &ModelConfig, local: &Arc<LocalModel>, json_tools: bool) -> Result<Arc<dyn LlmClient>, LlmError> {
     config.check().map_err(LlmError::Failed)?;
     let key = keys::find(config.key_name()).map(|(key, _)| key);
     let limits = config.limits.clone();
     Ok(match config.provider {
         Provider::Openai => {
-            Arc::new(OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens))
+            Arc::new(
+                OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?
+                    .with_max_tokens(config.max_tokens)
+                    .with_tools_through_structured_output(json_tools),
+            )
         }
         Provider::Anthropic => {
             Arc::new(AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens))
@@ -195,6 +202,10 @@ impl LlmClient for Models {
             usage.cost_usd = Some(price.cost(usage));
         }
         Ok(reply)
+    }
+
+    fn tools_through_structured_output(&self, model: Option<&ModelSpec>) -> bool {
+        self.client_and_price(model).is_ok_and(|(client, _)| client.tools_through_structured_output(None))
     }
 
     /// The window the person set, else the one its server reports, else the one

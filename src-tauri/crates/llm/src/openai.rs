@@ -2,17 +2,39 @@
 //! server, OpenRouter): `POST {base}/chat/completions` streamed as server-sent
 //! events, with tool calls (their argument deltas assembled by index), structured
 //! output (`response_format: json_schema`) and usage (`stream_options.include_usage`).
+//!
+//! A model without tool calling of its own (a server that refuses `tools` for it, or
+//! one the model check found calling none) is offered its tools through structured
+//! output instead ([`crate::tool_json`]): a JSON schema of a call or an answer, or,
+//! where the server refuses that too, the instructions alone. The way found is kept
+//! for the client's life, so a refusal costs one request, once.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use crewgraph_engine::run::{LlmClient, LlmError, LlmReply, LlmRequest, TokenSink, ToolCall, Usage};
+use crewgraph_engine::ModelSpec;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{conversation, tool_arguments, Turn};
+use crate::failure;
 use crate::http::{endpoint, Limits, Transport};
 use crate::keys::Secret;
 use crate::settings::masked_url;
+use crate::tool_json;
+
+/// How tools reach the model: its own tool calling, a JSON schema of a call or an
+/// answer (the endpoint's structured output), or the instructions alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum ToolWay {
+    Native = 0,
+    Schema = 1,
+    Words = 2,
+}
 
 /// A client of one model at one OpenAI-compatible endpoint.
 #[derive(Clone, Debug)]
@@ -23,6 +45,8 @@ pub struct OpenAiClient {
     model: String,
     headers: HeaderMap,
     max_tokens: Option<u32>,
+    /// The [`ToolWay`] found so far, shared by the client's clones.
+    tool_way: Arc<AtomicU8>,
 }
 
 impl OpenAiClient {
@@ -43,13 +67,58 @@ impl OpenAiClient {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        Ok(OpenAiClient { transport, base_url, model: model.to_owned(), headers, max_tokens: None })
+        Ok(OpenAiClient { transport, base_url, model: model.to_owned(), headers, max_tokens: None, tool_way: Arc::default() })
     }
 
     /// Caps each reply at `max_tokens`.
     pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
         self.max_tokens = max_tokens;
         self
+    }
+
+    /// Offers tools through structured output from the start (the model check found
+    /// it calling none of its own).
+    pub fn with_tools_through_structured_output(self, yes: bool) -> Self {
+        if yes {
+            self.tool_way.store(ToolWay::Schema as u8, Ordering::Relaxed);
+        }
+        self
+    }
+
+    fn tool_way(&self) -> ToolWay {
+        match self.tool_way.load(Ordering::Relaxed) {
+            0 => ToolWay::Native,
+            1 => ToolWay::Schema,
+            _ => ToolWay::Words,
+        }
+    }
+
+    /// Answers `request`, whose tools the model gets through structured output: the
+    /// JSON it writes is read back into a call or an answer, and the answer's words
+    /// passed on once read.
+    async fn complete_through_json(
+        &self,
+        request: &LlmRequest<'_>,
+        way: ToolWay,
+        on_token: TokenSink<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<LlmReply, LlmError> {
+        let mut body = self.body(request);
+        let asked = tool_json::asked_of(&body, request).unwrap_or(tool_json::Asked::CallOrAnswer);
+        tool_json::offer_in_words(&mut body, request.tools, asked);
+        if way == ToolWay::Schema {
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "description": "A call of one tool, or the reply", "schema": tool_json::schema(request.tools, asked)},
+            });
+        }
+        let id = format!("call_json_{}", body["messages"].as_array().map_or(0, Vec::len));
+        let reply = self.send(&body, false, &|_| {}, cancel).await?;
+        let (content, tool_calls) = tool_json::read(&reply.content, request.tools, &id);
+        if !content.is_empty() {
+            on_token(&content);
+        }
+        Ok(LlmReply { content, tool_calls, usage: reply.usage })
     }
 
     /// The request body for `request` (streamed), before any `extra` fields.
@@ -162,7 +231,26 @@ impl OpenAiClient {
 #[async_trait]
 impl LlmClient for OpenAiClient {
     async fn complete(&self, request: &LlmRequest<'_>, on_token: TokenSink<'_>, cancel: &CancellationToken) -> Result<LlmReply, LlmError> {
-        self.send(&self.body(request), request.schema.is_some(), on_token, cancel).await
+        if request.tools.is_empty() || request.schema.is_some() {
+            return self.send(&self.body(request), request.schema.is_some(), on_token, cancel).await;
+        }
+        loop {
+            let way = self.tool_way();
+            let reply = match way {
+                ToolWay::Native => self.send(&self.body(request), false, on_token, cancel).await,
+                way => self.complete_through_json(request, way, on_token, cancel).await,
+            };
+            let next = match (&reply, way) {
+                (Err(LlmError::Failed(why)), ToolWay::Native) if failure::tools_refused(why) => ToolWay::Schema,
+                (Err(LlmError::Failed(why)), ToolWay::Schema) if failure::schema_refused(why) => ToolWay::Words,
+                _ => return reply,
+            };
+            self.tool_way.store(next as u8, Ordering::Relaxed);
+        }
+    }
+
+    fn tools_through_structured_output(&self, _model: Option<&ModelSpec>) -> bool {
+        self.tool_way() != ToolWay::Native
     }
 }
 

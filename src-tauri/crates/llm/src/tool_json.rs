@@ -14,8 +14,16 @@
 //! JSON it wrote, a result is a message saying what the tool answered. After a
 //! result, the model is held to an answer (asked again, a small model calls the same
 //! tool again and again).
+//!
+//! Any OpenAI-compatible endpoint whose model has no tool calling (Ollama, LM Studio
+//! or llama.cpp serving a model without a tool template; known from the model check,
+//! or from the server refusing `tools`) gets the same object through the endpoint's
+//! own structured output: a JSON schema ([`schema`]) in `response_format`, which
+//! llama.cpp, Ollama, LM Studio and vLLM turn into constrained decoding; where that
+//! too is refused, the instructions alone, and the reply is read leniently (a fenced
+//! block, or the first object in the words).
 
-use crewgraph_engine::run::{Ending, ToolCall, ToolSpec};
+use crewgraph_engine::run::{Ending, LlmRequest, ToolCall, ToolSpec};
 use serde_json::{json, Value};
 
 use crate::grammar::{ending_alternatives, literal};
@@ -53,6 +61,72 @@ pub fn instructions(tools: &[ToolSpec], asked: Asked) -> String {
         );
     }
     text
+}
+
+/// What is asked of the model for the conversation in `body` (an OpenAI-shaped body
+/// rewritten by [`without_tool_roles`]): None when it is offered no tools or held to
+/// a schema of the crew's (which is its own constraint).
+pub fn asked_of(body: &Value, request: &LlmRequest<'_>) -> Option<Asked> {
+    (!request.tools.is_empty() && request.schema.is_none()).then(|| {
+        if after_a_result(body) {
+            Asked::Answer
+        } else if request.require_tool {
+            Asked::Call
+        } else {
+            Asked::CallOrAnswer
+        }
+    })
+}
+
+/// Rewrites an OpenAI-shaped `body` for a model without tool calling: its calls and
+/// results in words, no `tools`, and the [`instructions`] at the end of the system
+/// message.
+pub fn offer_in_words(body: &mut Value, tools: &[ToolSpec], asked: Asked) {
+    without_tool_roles(body);
+    if let Some(body) = body.as_object_mut() {
+        body.remove("tools");
+        body.remove("tool_choice");
+    }
+    let told = instructions(tools, asked);
+    match body["messages"].as_array_mut() {
+        Some(messages) if messages.first().is_some_and(|m| m["role"] == "system") => {
+            let system = format!("{}{told}", messages[0]["content"].as_str().unwrap_or_default());
+            messages[0]["content"] = json!(system);
+        }
+        Some(messages) => messages.insert(0, json!({"role": "system", "content": told.trim_start()})),
+        None => {}
+    }
+}
+
+/// The JSON schema of what the model may write, for an endpoint's structured output
+/// (`response_format: json_schema`): a call of one of `tools` with arguments of its
+/// schema, or an answer, or either, as `asked`.
+pub fn schema(tools: &[ToolSpec], asked: Asked) -> Value {
+    let calls = tools.iter().map(|tool| {
+        let arguments =
+            if tool.parameters.get("type").and_then(Value::as_str) == Some("object") { tool.parameters.clone() } else { json!({"type": "object"}) };
+        json!({
+            "type": "object",
+            "properties": {"tool": {"type": "string", "enum": [tool.name]}, "arguments": arguments},
+            "required": ["tool", "arguments"],
+            "additionalProperties": false,
+        })
+    });
+    let answer = json!({
+        "type": "object",
+        "properties": {"answer": {"type": "string", "maxLength": MAX_ANSWER_CHARS * 10}},
+        "required": ["answer"],
+        "additionalProperties": false,
+    });
+    let choices: Vec<Value> = match asked {
+        Asked::Call => calls.collect(),
+        Asked::CallOrAnswer => calls.chain([answer]).collect(),
+        Asked::Answer => vec![answer],
+    };
+    if choices.len() == 1 {
+        return choices.into_iter().next().unwrap_or_default();
+    }
+    json!({"anyOf": choices})
 }
 
 /// The grammar: a call of one of `tools`, or an answer ending with one of `endings`
@@ -152,7 +226,7 @@ fn arguments_words(schema: &Value) -> String {
 /// text as it is when it is neither (a reply held by no grammar, or cut short).
 pub fn read(text: &str, tools: &[ToolSpec], id: &str) -> (String, Vec<ToolCall>) {
     let trimmed = text.trim();
-    if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(trimmed) {
+    if let Some(Value::Object(object)) = serde_json::from_str::<Value>(trimmed).ok().or_else(|| object_in(trimmed)) {
         if let (Some(name), arguments) = (object.get("tool").and_then(Value::as_str), object.get("arguments")) {
             if tools.iter().any(|t| t.name == name) {
                 let arguments = arguments.filter(|a| a.is_object()).cloned().unwrap_or_else(|| json!({}));
@@ -170,6 +244,18 @@ pub fn read(text: &str, tools: &[ToolSpec], id: &str) -> (String, Vec<ToolCall>)
         return (unescaped, Vec::new());
     }
     (text.to_owned(), Vec::new())
+}
+
+/// The first JSON object in words (a model held by no constraint may wrap it in a
+/// fenced block or a sentence): each `{` in turn, read as far as one value goes.
+fn object_in(text: &str) -> Option<Value> {
+    text.match_indices('{').take(32).find_map(|(start, _)| {
+        let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        match values.next() {
+            Some(Ok(value @ Value::Object(_))) => Some(value),
+            _ => None,
+        }
+    })
 }
 
 /// The conversation of an OpenAI-shaped body rewritten for a model without tool
@@ -262,6 +348,29 @@ mod tests {
         // A tool that was not offered is not called.
         assert_eq!(read(r#"{"tool": "rm", "arguments": {}}"#, &tools(), "x"), (r#"{"tool": "rm", "arguments": {}}"#.into(), vec![]));
         assert_eq!(read("plain words", &tools(), "x").0, "plain words");
+    }
+
+    #[test]
+    fn a_call_in_a_fenced_block_or_a_sentence_is_read_too() {
+        let fenced = "Sure.\n```json\n{\"tool\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}\n```";
+        let (text, calls) = read(fenced, &tools(), "c");
+        assert_eq!((text.as_str(), calls.len()), ("", 1));
+        assert_eq!(calls[0].arguments, json!({"expression": "2+2"}));
+        assert_eq!(read("I think {\"answer\": \"Four. [DONE]\"} is it", &tools(), "c").0, "Four. [DONE]");
+        // Braces that are no JSON are words.
+        assert_eq!(read("a {b} c", &tools(), "c").0, "a {b} c");
+    }
+
+    #[test]
+    fn the_schema_holds_a_call_to_an_offered_tool_and_its_arguments_or_an_answer() {
+        let either = schema(&tools(), Asked::CallOrAnswer);
+        let choices = either["anyOf"].as_array().unwrap();
+        assert_eq!(choices.len(), 3);
+        assert_eq!(choices[0]["properties"]["tool"]["enum"], json!(["clock__get_current_time"]));
+        assert_eq!(choices[0]["properties"]["arguments"]["required"], json!(["timezone"]));
+        assert_eq!(choices[2]["required"], json!(["answer"]));
+        assert_eq!(schema(&tools(), Asked::Answer)["required"], json!(["answer"]), "one choice stands alone");
+        assert_eq!(schema(&tools(), Asked::Call)["anyOf"].as_array().map(Vec::len), Some(2));
     }
 
     #[test]

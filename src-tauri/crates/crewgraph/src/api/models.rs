@@ -317,6 +317,10 @@ impl Api {
         if name != "local" && !settings.models.contains_key(name) {
             return Err(ApiError::new(ApiErrorCode::NotFound, format!("no model named '{name}' is configured")));
         }
+        // Asked afresh: what the last check found (tools through structured output)
+        // is not assumed.
+        let mut settings = settings;
+        settings.checks.remove(name);
         let models = Models::new(settings, self.local.clone()).choose(name).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e))?;
         let window = models.window_of(None).await.map(|(tokens, source)| (tokens, source.words()));
         let unbelievable = models.unbelievable_window(None).await;

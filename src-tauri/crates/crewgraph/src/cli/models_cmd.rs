@@ -197,7 +197,12 @@ fn print_check(name: &str, found: &ModelCheck) {
         _ => say!("  context window     not known (set one with: crewgraph models add {name} ... --context-window N)"),
     }
     say!("  streaming          {}", yes_no(found.streaming));
-    say!("  tool calling       {}", yes_no(found.tools));
+    let tool_calling = match (found.tools, found.tool_json) {
+        (Some(true), Some(true)) => "yes, through structured output (it has no tool calling of its own)".to_owned(),
+        (Some(false), Some(true)) => "no — its tools are offered through structured output instead".to_owned(),
+        _ => yes_no(found.tools).into(),
+    };
+    say!("  tool calling       {tool_calling}");
     say!("  structured output  {}", yes_no(found.structured));
     if let Some(ms) = found.first_token_ms {
         say!("  first token after  {ms} ms");

@@ -369,3 +369,79 @@ fn discovery_lists_a_running_llama_server_and_a_check_says_what_its_model_can_do
     assert_eq!(gone.code, 1);
     assert!(gone.stdout.contains("gone: does not answer") && gone.stdout.contains("nothing answers at 127.0.0.1:9"), "{}", gone.stdout);
 }
+
+/// llama-server with the local model's files, started with `extra` arguments on a
+/// free port and killed when dropped; its base URL once it says it is healthy.
+struct PlainServer(std::process::Child, String);
+
+impl PlainServer {
+    fn start(extra: &[&str]) -> PlainServer {
+        let paths = crewgraph_llm::LocalPaths::find().unwrap_or_else(|e| panic!("{e}"));
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+        let child = std::process::Command::new(&paths.server)
+            .args(["-m", paths.model.to_str().unwrap(), "--host", "127.0.0.1", "--port", &port, "-c", "4096", "--threads", "1", "--no-webui"])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("llama-server starts");
+        let server = PlainServer(child, format!("http://127.0.0.1:{port}"));
+        let started = std::time::Instant::now();
+        loop {
+            let health = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).ok().and_then(|mut stream| {
+                stream.write_all(b"GET /health HTTP/1.0\r\n\r\n").ok()?;
+                let mut answer = String::new();
+                std::io::Read::read_to_string(&mut stream, &mut answer).ok()?;
+                Some(answer)
+            });
+            if health.is_some_and(|answer| answer.starts_with("HTTP/1.1 200")) {
+                return server;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(180), "llama-server did not become healthy");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for PlainServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_server_that_refuses_tools_gets_them_through_structured_output_and_the_check_says_so() {
+    // llama.cpp without its Jinja templates refuses `tools` ("tools param requires
+    // --jinja flag", with a 500): the client offers them as a JSON schema instead,
+    // once, and a real tool server answers the call the model writes.
+    let sandbox = Sandbox::new();
+    let server = PlainServer::start(&["--no-jinja"]);
+    let base = format!("{}/v1", server.1);
+    assert_eq!(sandbox.cg(&["models", "add", "plain", "--provider", "openai", "--model", "local", "--base-url", &base]).code, 0);
+    let checked = sandbox.cg(&["models", "check", "plain", "--json"]);
+    assert_eq!(checked.code, 0, "{}\n{}", checked.stdout, checked.stderr);
+    let check = parse(checked.lines()[0]);
+    assert_eq!((check["answers"].as_bool(), check["tools"].as_bool(), check["tool_json"].as_bool()), (Some(true), Some(true), Some(true)), "{check}");
+    let words = sandbox.cg(&["models", "check", "plain"]);
+    assert!(words.stdout.contains("tool calling       yes, through structured output"), "{}", words.stdout);
+
+    let time = crate::support::repo_root().join(".tools/mcp/venv/bin/mcp-server-time");
+    assert!(time.exists(), "{} is missing: run scripts/install-mcp-servers.sh (make test does)", time.display());
+    let crew = format!(
+        "name: Clock desk\nentry_point: clock\ntools:\n  servers:\n    clock:\n      command: {}\n      args: [--local-timezone, UTC]\n\
+         agents:\n  - id: clock\n    model: plain\n    system_prompt: You tell the time in the city you are asked about, with your tool.\n\
+         \x20   temperature: 0\n    tools: [clock.get_current_time]\n    is_terminal: true\n",
+        time.display()
+    );
+    let crew = sandbox.write("clock.yaml", &crew);
+    let run = sandbox.cg(&["run", crew.to_str().unwrap(), "--input", "What time is it in Paris?", "--json"]);
+    let events: Vec<serde_json::Value> = run.lines().into_iter().map(parse).collect();
+    let call = events.iter().find(|e| e["type"] == "tool_call").unwrap_or_else(|| panic!("no tool call: {events:#?}"));
+    assert_eq!(call["name"], "clock.get_current_time", "{call}");
+    assert!(call["arguments"]["timezone"].is_string(), "arguments of the tool's schema: {call}");
+    let result = events.iter().find(|e| e["type"] == "tool_result").expect("the server answered");
+    assert!(result["result"].as_str().unwrap_or_default().contains("datetime"), "the real server's answer: {result}");
+    let reply = events.iter().rev().find(|e| e["type"] == "agent_response").expect("then a reply");
+    assert!(!reply["content"].as_str().unwrap_or_default().contains("\"tool\""), "the reply is words, not JSON: {reply}");
+}

@@ -181,6 +181,14 @@ pub trait LlmClient: Send + Sync {
         false
     }
 
+    /// True when the model `model` names is offered its tools through structured
+    /// output (it has no tool calling of its own, or its server refused tools), so a
+    /// model check can say how tools reach it.
+    fn tools_through_structured_output(&self, model: Option<&ModelSpec>) -> bool {
+        let _ = model;
+        false
+    }
+
     /// The context window of the model `model` names (None = the default model):
     /// what its server reports, what is known of it, or what the person set. None
     /// when nothing is known; then only a crew's `context_budget` trims the history.
