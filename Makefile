@@ -16,10 +16,11 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps mcp-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps mcp-servers example-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
-run: deps build
+# (example-servers: the file desk example reads and writes files through an MCP server)
+run: deps build example-servers
 	@if [[ -n "$${DISPLAY:-}" || -n "$${WAYLAND_DISPLAY:-}" ]]; then \
 	  echo "Opening Crewgraph on the crews in $(CURDIR)/crews"; \
 	  CREWGRAPH_CREWS_DIR="$(CURDIR)/crews" exec $(APP); \
@@ -30,6 +31,8 @@ run: deps build
 	  echo "  $(CLI) validate crews/*.yaml crews/go-quiz    check crew files"; \
 	  echo "  $(CLI) match --signal '[END]' --content 'All done [end]'"; \
 	  echo "  $(CLI) run crews/exam.yaml --input 'Start the exam'   run a crew on the local model"; \
+	  echo "  $(CLI) run crews/file-desk.yaml --input 'Summarise the documents' --script crews/scripts/file-desk.yaml"; \
+	  echo "                                                 read and summarise files through an MCP server"; \
 	  echo "  $(CLI) models                                  the models agents can use"; \
 	  echo "  $(CLI) --help                                  everything it can do"; \
 	  echo "On a desktop, run 'make run' again to open the window."; \
@@ -77,9 +80,14 @@ lint: ui
 rust-test: build mcp-servers
 	cargo test --workspace
 
-# The MCP servers the tool tests talk to, pinned (npm and PyPI, into .tools/mcp).
+# The MCP servers the tool tests talk to and crews/file-desk.yaml uses, pinned (npm
+# and PyPI, into .tools/mcp).
 mcp-servers:
 	@scripts/install-mcp-servers.sh
+
+# The one server the examples use (crews/file-desk.yaml), for make run.
+example-servers:
+	@scripts/install-mcp-servers.sh --example
 
 # The key tests that need an OS keyring (a private gnome-keyring in its own D-Bus
 # session), or none at all; a plain `cargo test` skips them (docs/testing.md).

@@ -20,6 +20,8 @@ rm -rf "$out" && mkdir -p "$out"
 work=$(mktemp -d)
 crews="$work/crews"
 mkdir -p "$crews"
+# (The file desk names its MCP server as ../.tools/mcp/…: the repository's.)
+ln -s "$root/.tools" "$work/.tools"
 cp -r "$root/crews/." "$crews/"
 cp "$root/tests/e2e/fixtures/interview.yaml" "$crews/"
 cp "$root/tests/e2e/fixtures/interview-script.yaml" "$crews/scripts/interview.yaml"

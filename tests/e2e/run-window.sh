@@ -11,8 +11,12 @@ driver="${TAURI_DRIVER:-$root/.tools/bin/tauri-driver}"
 [ -x "$driver" ] || { echo "run-window.sh: tauri-driver not found at $driver" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
 
-# The examples plus a broken crew, in a folder of their own.
-crews=$(mktemp -d)
+# The examples plus a broken crew, in a folder of their own, beside a link to the
+# repository's .tools (the file desk names its MCP server as ../.tools/mcp/…).
+copies=$(mktemp -d)
+crews="$copies/crews"
+mkdir "$crews"
+ln -s "$root/.tools" "$copies/.tools"
 cp -r "$root/crews/." "$crews/"
 cp "$root/tests/e2e/fixtures/broken-crew.yaml" "$crews/"
 # An empty crew for the editor test to build on, and (outside the crews folder, so
@@ -44,7 +48,7 @@ done
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$crews" "$big"
+  rm -rf "$copies" "$big"
 }
 trap cleanup EXIT
 

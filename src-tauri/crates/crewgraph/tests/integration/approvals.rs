@@ -232,6 +232,7 @@ fn the_cli_pauses_without_a_terminal_answers_with_approve_and_decides_with_appro
     let hint = ran.stdout.lines().find(|l| l.contains("allow it: crewgraph approve")).expect("how to answer").trim().to_owned();
     let words: Vec<&str> = hint.split_whitespace().collect();
     let (run_id, call_id) = (words[4], words[5]);
+    assert_eq!(&words[6..8], ["--script", "replies.yaml"], "the hint says where the replies come from: {hint}");
     assert!(!desk.folder.join("a.md").exists());
     let approved = run_in(&desk.folder, &["approve", run_id, call_id, "--allow-run", "--script", "replies.yaml", "--db", &db], "");
     assert_eq!(approved.code, 0, "{}\n{}", approved.stdout, approved.stderr);

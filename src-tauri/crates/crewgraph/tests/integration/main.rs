@@ -15,6 +15,8 @@
 //! Live runs (`live_and_stored`): a run that is not live reads as its last leg left it.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
+//! Tools (`tools`, `approvals`): runs calling real MCP servers, and a person allowing
+//! a call; the file desk example doing its work on a copy of itself (`file_desk`).
 //! Fuzzing (`fuzz_corpora`): the fuzz targets' corpora and regressions (`fuzz/`).
 //! Probes (issue 23): runs and resumes killed at random moments (`soak`), a provider
 //! failing at random (`chaos`), and keys in every place they can go (`secrets`).
@@ -31,6 +33,7 @@ mod crash;
 mod deciders;
 mod e2e;
 mod editor;
+mod file_desk;
 mod first_run;
 mod fuzz_corpora;
 mod gatekeeper;

@@ -34,6 +34,7 @@ fn input(crew: &str) -> &'static str {
         "support-triage" | "gatekeeper-desk" => "I was charged twice on my invoice and want a refund",
         "thi-van-dap" => "Bắt đầu bài thi.",
         "note-desk" => "Notes and a short summary on how bees make honey",
+        "file-desk" => "Summarise the documents in the folder",
         _ => "Begin.",
     }
 }
@@ -57,7 +58,10 @@ fn every_example_crew_prints_well_formed_json_lines_that_replay_reproduces_exact
     let sandbox = Sandbox::new();
     let mut ids = Vec::new();
     for (name, crew, script) in examples() {
-        let run = sandbox.cg(&["run", crew.to_str().unwrap(), "--input", input(&name), "--script", script.to_str().unwrap(), "--json"]);
+        // A tool call that asks (the file desk's write) is denied, not waited for: the
+        // run ends, and nothing is written into the repository.
+        let args = ["run", crew.to_str().unwrap(), "--input", input(&name), "--script", script.to_str().unwrap(), "--json"];
+        let run = sandbox.cg(&[&args[..], &["--approve-tools", "read-only"]].concat());
         assert_eq!(run.code, 0, "crews/{name}: {}", run.stderr);
         let lines: Vec<String> = run.stdout.lines().map(str::to_owned).collect();
         let id = run_id(&lines[0]);

@@ -1,13 +1,16 @@
 //! Every crew in `crews/` runs under its script in `crews/scripts/`, walking its
 //! routes, and its whole event trace is snapshot-tested (insta). The clock and the
 //! ids are injected, so a trace is the same bytes on every run: a change in what a
-//! run does shows up as a reviewed diff of its trace.
+//! run does shows up as a reviewed diff of its trace. The tools are real (the file
+//! desk's reads go through the filesystem server), but a call that asks is answered
+//! as `--approve-tools read-only` answers it: denied, so no test writes into the
+//! repository (the file desk's write, allowed, is `file_desk.rs`'s).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crewgraph::api::{Api, RunOptions, ScriptSource};
-use crewgraph_engine::run::{CollectingSink, MemoryStore, RunStatus, RunStore, SequentialIds, SteppingClock};
+use crewgraph_engine::run::{Approvals, CollectingSink, MemoryStore, RunStatus, RunStore, SequentialIds, SteppingClock};
 use tokio_util::sync::CancellationToken;
 
 use crate::runner::{trace, START};
@@ -37,6 +40,7 @@ fn input(crew: &str) -> &'static str {
         "support-triage" | "gatekeeper-desk" => "I was charged twice on my invoice and want a refund",
         "thi-van-dap" => "Bắt đầu bài thi.",
         "note-desk" => "Notes and a short summary on how bees make honey",
+        "file-desk" => "Summarise the documents in the folder",
         _ => "Begin.",
     }
 }
@@ -50,7 +54,13 @@ async fn run_example(crew: &Path) -> (RunStatus, String, Vec<crewgraph_engine::r
         .with_store(store.clone())
         .with_time(Arc::new(SteppingClock::new(START, 1)), Arc::new(SequentialIds::default()));
     let sink = Arc::new(CollectingSink::default());
-    let options = RunOptions { script: Some(ScriptSource::File(script)), model: None, requested_agent: None, ..RunOptions::default() };
+    let options = RunOptions {
+        script: Some(ScriptSource::File(script)),
+        model: None,
+        requested_agent: None,
+        approvals: Approvals::ReadOnly,
+        ..RunOptions::default()
+    };
     let outcome = api
         .start_run(crew, input(&name), &options, sink.clone(), &CancellationToken::new())
         .await

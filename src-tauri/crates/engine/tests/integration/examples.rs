@@ -8,7 +8,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crewgraph_engine::crew::{CrewLayout, ModelSpec, Strategy, Target};
+use crewgraph_engine::crew::{policy_of, CrewLayout, ModelSpec, ServerTransport, Strategy, Target, ToolPolicy};
 use crewgraph_engine::graph::{CrewGraph, EdgeKind, GraphView, NodeKind};
 use crewgraph_engine::signal::{Behavior, MatchLevel, SignalOrigin};
 use crewgraph_engine::{load_path, Crew};
@@ -294,4 +294,27 @@ fn the_routed_desks_keep_a_router_model_with_room_and_serves_own_gatekeeper() {
     assert_eq!(gatekeeper.url, "http://127.0.0.1:7878/gatekeeper", "crewgraph serve's route at its default address");
     let view = view_of(&desk);
     assert!(view.nodes.iter().any(|n| n.kind == NodeKind::Router && n.label == "Gatekeeper"));
+}
+
+#[test]
+fn the_file_desk_names_its_server_and_folder_relatively_and_its_write_asks() {
+    let desk = load_example("file-desk.yaml");
+    let [server] = desk.tool_servers.as_slice() else { panic!("one server: {:?}", desk.tool_servers) };
+    let ServerTransport::Stdio { command, args, cwd, .. } = &server.transport else { panic!("a program: {server:?}") };
+    // Relative paths from the crew's folder, so a clone anywhere runs it: the server
+    // `scripts/install-mcp-servers.sh` installs, and the documents' folder beside the crew.
+    assert_eq!(command, "node");
+    assert_eq!(args[0], "../.tools/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert_eq!(args[1..], ["file-desk"]);
+    assert_eq!(cwd.as_deref().map(PathBuf::from), Some(crews_dir()), "it starts in the crew's folder");
+    let folder = crews_dir().join("file-desk");
+    let documents = fs::read_dir(&folder).unwrap().filter(|e| e.as_ref().unwrap().path().is_file()).count();
+    assert!(documents >= 2, "documents to read in {}", folder.display());
+    // write_file makes no folder: the one the summary goes to ships with the example.
+    assert!(folder.join("summaries").is_dir());
+    let tools = |id: &str| desk.agents.iter().find(|a| a.id.as_str() == id).unwrap().tools.clone();
+    assert_eq!(tools("reader"), ["files.list_directory", "files.read_text_file"], "the reader only reads");
+    assert_eq!(tools("writer"), ["files.write_file"]);
+    // The server marks write_file as not read-only, so it would ask anyway; the rule says so where a person reads it.
+    assert_eq!(policy_of("files.write_file", false, false, &[], &desk.tool_policy), ToolPolicy::Ask);
 }
