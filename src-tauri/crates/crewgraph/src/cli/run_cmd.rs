@@ -81,6 +81,15 @@ pub fn approve(id: &str, call_id: &str, decision: ToolDecision, reason: Option<&
     )
 }
 
+/// The flags a command going on with this run (`approve`, `resume`) must repeat for
+/// the replies to come from the same place: ` --script PATH` or ` --model NAME`.
+fn again(args: &RunArgs) -> String {
+    let quoted = |text: &str| if text.contains(char::is_whitespace) { format!("'{text}'") } else { text.to_owned() };
+    let script = args.script.as_ref().map(|path| format!(" --script {}", quoted(&path.display().to_string())));
+    let model = args.model.as_ref().map(|model| format!(" --model {}", quoted(model)));
+    script.into_iter().chain(model).collect()
+}
+
 /// Where the agents' replies come from: `--script`, `--model`.
 fn replies(args: &RunArgs) -> Replies {
     Replies { script_file: args.script.as_ref().map(|path| path.display().to_string()), model: args.model.clone(), ..Replies::default() }
@@ -106,7 +115,7 @@ where
             return ExitCode::FAILURE;
         }
     };
-    let printer = Arc::new(Printer::new(args.json));
+    let printer = Arc::new(Printer::new(args.json).going_on_with(again(&args)));
     let mut options = match options(&api) {
         Ok(options) => options,
         Err(error) => {

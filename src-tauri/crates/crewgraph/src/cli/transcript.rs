@@ -14,12 +14,21 @@ pub struct Printer {
     waiting: Mutex<Vec<RunEvent>>,
     /// The call the run waits on for approval (since its request was printed).
     approval: Mutex<Option<String>>,
+    /// What a command going on with the run must say again (` --script PATH`), so
+    /// the hints printed at a pause are whole.
+    again: String,
 }
 
 impl Printer {
     /// A printer; `json` for JSON lines.
     pub fn new(json: bool) -> Self {
-        Self { json, waiting: Mutex::new(Vec::new()), approval: Mutex::new(None) }
+        Self { json, waiting: Mutex::new(Vec::new()), approval: Mutex::new(None), again: String::new() }
+    }
+
+    /// The same, its hints naming `again` (` --script crews/scripts/x.yaml`) too.
+    pub fn going_on_with(mut self, again: String) -> Self {
+        self.again = again;
+        self
     }
 
     /// Prints events at once (replay of stored events).
@@ -44,11 +53,15 @@ impl Printer {
                 EventKind::ToolApproval { .. } => *approval = None,
                 _ => {}
             }
+            let again = &self.again;
             let text = match (&event.kind, approval.as_deref()) {
                 (EventKind::RunFinished { status: RunStatus::Paused, .. }, Some(call_id)) => describe(event).map(|text| {
                     let cut = text.find("\n  resume with:").unwrap_or(text.len());
-                    format!("{}\n  allow it: crewgraph approve {} {call_id}   (or --allow-run, or --deny)", &text[..cut], event.run_id)
+                    format!("{}\n  allow it: crewgraph approve {} {call_id}{again}   (or --allow-run, or --deny)", &text[..cut], event.run_id)
                 }),
+                (EventKind::RunFinished { status: RunStatus::Paused, .. }, None) if !again.is_empty() => {
+                    describe(event).map(|text| text.replace("--input \"…\"", &format!("--input \"…\"{again}")))
+                }
                 _ => describe(event),
             };
             if let Some(text) = text {
@@ -92,7 +105,7 @@ pub fn describe(event: &RunEvent) -> Option<String> {
         EventKind::ToolCall { name, arguments, .. } => format!("    tool {name} {arguments}"),
         EventKind::ToolResult { name, result, .. } => format!("    tool {name} answered: {}", result.lines().next().unwrap_or("")),
         EventKind::ToolApprovalRequested { agent, name, arguments, call_id } => {
-            format!("    ? {agent} asks to call {name} {arguments}: it waits for your approval ({call_id})")
+            format!("    ? {agent} asks to call {name} {arguments} ({call_id})")
         }
         EventKind::ToolApproval { decision, reason, .. } => {
             let words = match decision {
