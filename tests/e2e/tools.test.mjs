@@ -6,7 +6,7 @@
 // transcript with the real result — the file written.
 //
 // Screenshots: target/e2e/tools-*.png (Settings with the server checked, the picker,
-// the approval card, the finished run).
+// the approval card, the finished run), each also at 200 % zoom (tools-*-200.png).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -84,6 +84,24 @@ async function press(scope, text) {
 const drawn = () =>
   session.call("POST", "/execute/async", { script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(true), 0)));", args: [] });
 
+/** A screenshot as it is and one at 200 % zoom (the page drawn twice as large, as a
+ * person who needs large text sees it), `selector` scrolled into view in both. */
+async function screenshots(name, selector) {
+  const show = () => session.execute(`const e = document.querySelector(arguments[0]); if (e) e.scrollIntoView({ block: "center" });`, [selector]);
+  await show();
+  await drawn();
+  await session.screenshot(`${OUT}/tools-${name}.png`);
+  await session.execute(`document.documentElement.style.zoom = "2"`);
+  try {
+    await show();
+    await drawn();
+    await session.screenshot(`${OUT}/tools-${name}-200.png`);
+  } finally {
+    await session.execute(`document.documentElement.style.zoom = ""`);
+    await drawn();
+  }
+}
+
 test("a tool server added in Settings, its tool picked in the form, a call approved in the card, the real result in the transcript", async () => {
   // Settings → Tool servers: a program with its arguments, one per line.
   await session.click(".sidebar-bottom .sidebar-item");
@@ -94,6 +112,9 @@ test("a tool server added in Settings, its tool picked in the form, a call appro
   await session.type(".settings-tools form .field:nth-of-type(2) input", "node");
   // (Enter between the two lines: WebDriver types "\n" as no key.)
   await session.type(".settings-tools form textarea", `${FILESYSTEM}\uE007${notes}`);
+  // (A variable row, left empty: it is not sent. Shown for the screenshots.)
+  await press(".settings-tools form", "Add variable");
+  await screenshots("0-add-form", ".settings-tools form .field:nth-of-type(2)");
   await press(".settings-tools form", "Add");
   await session.waitFor(async () => (await session.texts('.settings-tools [data-server="files"] strong')).includes("files"), { message: "the server in the list" });
   await press('.settings-tools [data-server="files"]', "Check");
@@ -101,9 +122,7 @@ test("a tool server added in Settings, its tool picked in the form, a call appro
     timeout: 90_000,
     message: async () => `the check to list its tools (it says: ${JSON.stringify(await session.texts('.settings-tools [data-server="files"]'))})`,
   });
-  await session.execute(`document.querySelector('.settings-tools [data-server="files"]').scrollIntoView({ block: "center" })`);
-  await drawn();
-  await session.screenshot(`${OUT}/tools-1-settings.png`);
+  await screenshots("1-settings", '.settings-tools [data-server="files"]');
   await press(".settings-dialog .dialog-actions", "Done");
   await session.waitFor(async () => (await session.find(".settings-dialog")).length === 0, { message: "Settings closed" });
 
@@ -138,8 +157,7 @@ test("a tool server added in Settings, its tool picked in the form, a call appro
   await session.waitFor(async () => (await session.execute(`return [...document.querySelectorAll('.ins-panel .ins-chip')].map((c) => c.textContent).join(' ')`)).includes("files.write_file"), {
     message: async () => `the tool among the agent's (the form says: ${JSON.stringify(await session.texts(".ins-panel"))})`,
   });
-  await drawn();
-  await session.screenshot(`${OUT}/tools-2-picker.png`);
+  await screenshots("2-picker", ".ins-tools");
   await session.keys(CONTROL, "s");
   await session.waitFor(async () => (await readFile(join(work, "notes-desk.yaml"), "utf8")).includes("files.write_file"), { message: "the crew saved with its tool" });
   // A tool of a server in Settings is no unknown tool to the crew.
@@ -159,8 +177,7 @@ test("a tool server added in Settings, its tool picked in the form, a call appro
   assert.match(card, /Fractions: 1\/2 \+ 1\/4 = 3\/4/);
   assert.equal(await session.execute(`return document.activeElement && document.activeElement.textContent.trim()`), "Allow once", "the focus is on the card");
   assert.ok(!existsSync(join(notes, "summary.md")), "nothing written before the person allows it");
-  await drawn();
-  await session.screenshot(`${OUT}/tools-3-approval.png`);
+  await screenshots("3-approval", ".run-approval");
   await press(".run-approval", "Allow once");
 
   // The real result: the file is written, the transcript has the call and its answer.
@@ -173,8 +190,7 @@ test("a tool server added in Settings, its tool picked in the form, a call appro
   assert.match(used, /Used files\.write_file \(allowed\)/);
   await session.execute(`document.querySelector('.run-tool').open = true`);
   assert.match((await session.texts(".run-tool .run-tool-body"))[0], /Successfully wrote/i);
-  await drawn();
-  await session.screenshot(`${OUT}/tools-4-finished.png`);
+  await screenshots("4-finished", ".run-tool");
 
   // The server is not left for the tests after this one.
   await session.click(".sidebar-bottom .sidebar-item");
