@@ -12,6 +12,7 @@
 //! [`crate::load`] reads files into these types; [`crate::validate`] turns them into
 //! a [`crate::crew::Crew`].
 
+pub mod diff;
 pub mod spec;
 
 use std::fmt;

@@ -34,6 +34,9 @@ pub enum SpecError {
     DuplicateAgentFile { id: String },
     #[error("the crew could not be written as YAML: {0}")]
     Yaml(String),
+    /// Text kept as a crew (a stored revision) that does not read as one.
+    #[error("the crew could not be read: {0}")]
+    Unreadable(String),
 }
 
 /// The crew file and its agents (for a crew directory, those of `agents/`) as the
@@ -46,6 +49,47 @@ pub fn to_spec(file: &CrewFile, agents: &[&AgentFile]) -> Value {
     }
     prune(&mut spec, true);
     spec
+}
+
+/// The spec of a crew kept as text (a stored revision): `files` are (name, text)
+/// pairs, one self-contained file, or a crew directory's `crew.yaml` and its
+/// `agents/<id>.yaml` files in any order. An agent file that is missing leaves its
+/// agent as just its id.
+pub fn from_texts(files: &[(String, String)]) -> Result<Value, SpecError> {
+    use crate::file::AgentEntry;
+    use crate::load::parse_yaml;
+
+    let (crew_name, crew_text) = files
+        .iter()
+        .find(|(name, _)| name == "crew.yaml" || name == "crew.yml")
+        .or_else(|| files.first())
+        .ok_or_else(|| SpecError::Unreadable("there is no crew file".into()))?;
+    let unreadable = |name: &str, problems: Vec<crate::diagnostic::Diagnostic>| {
+        let first = problems.into_iter().find(|d| d.is_error()).map(|d| d.to_string()).unwrap_or_default();
+        SpecError::Unreadable(format!("{name} is not a crew file: {first}"))
+    };
+    let (file, problems) = parse_yaml::<CrewFile>(crew_name, crew_text);
+    let file = file.ok_or_else(|| unreadable(crew_name, problems))?;
+    let mut agents: Vec<AgentFile> = Vec::with_capacity(file.agents.len());
+    for entry in &file.agents {
+        match &**entry {
+            AgentEntry::Inline(agent) => agents.push((**agent).clone()),
+            AgentEntry::Reference(id) => {
+                let name = format!("agents/{id}.yaml");
+                let just_id;
+                let text = match files.iter().find(|(file, _)| *file == name) {
+                    Some((_, text)) => text,
+                    None => {
+                        just_id = yaml(&serde_json::json!({"id": id}))?;
+                        &just_id
+                    }
+                };
+                let (agent, problems) = parse_yaml::<AgentFile>(&name, text);
+                agents.push(agent.ok_or_else(|| unreadable(&name, problems))?);
+            }
+        }
+    }
+    Ok(to_spec(&file, &agents.iter().collect::<Vec<_>>()))
 }
 
 /// The crew as one self-contained YAML file.
@@ -208,6 +252,20 @@ mod tests {
         assert_eq!(to_directory(&escape), Err(SpecError::AgentWithoutId { index: 1 }));
         let twice = json!({"agents": [{"id": "a"}, {"id": "a"}]});
         assert_eq!(to_directory(&twice), Err(SpecError::DuplicateAgentFile { id: "a".into() }));
+    }
+
+    #[test]
+    fn a_crew_kept_as_text_reads_back_as_its_spec() {
+        let spec = json!({"name": "D", "entry_point": "a", "agents": [{"id": "a", "name": "A", "tags": ["x"]}, {"id": "b"}]});
+        let one = vec![("crew.yaml".to_owned(), to_yaml(&spec).unwrap())];
+        assert_eq!(from_texts(&one).unwrap(), spec);
+        let mut folder = to_directory(&spec).unwrap();
+        folder.reverse();
+        assert_eq!(from_texts(&folder).unwrap(), spec, "a directory's files in any order");
+        folder.retain(|(name, _)| name != "agents/b.yaml");
+        assert_eq!(from_texts(&folder).unwrap()["agents"][1], json!({"id": "b"}), "a missing agent file leaves the id");
+        let broken = vec![("crew.yaml".to_owned(), "agents: [".to_owned())];
+        assert!(matches!(from_texts(&broken), Err(SpecError::Unreadable(_))));
     }
 
     #[test]
