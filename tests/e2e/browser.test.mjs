@@ -14,83 +14,39 @@
 // speed.json, for BENCHMARKS.md beside the window's figures from speed.test.mjs).
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
+import { startChromium, statusIs as statusOf } from "./chromium.mjs";
 import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
 import { WAIT, waitFor } from "./webdriver.mjs";
-
-// playwright-core is the UI's dev dependency: resolve it from ui/node_modules.
-const require = createRequire(new URL("../../ui/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
 
 const URL_ = process.env.E2E_URL;
 const TOKEN = process.env.E2E_TOKEN;
 const CREWS = process.env.E2E_CREWS;
 const OUT = process.env.E2E_OUT ?? "target/e2e-browser";
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 let browser;
 let page;
 /** What the page said went wrong (uncaught errors, console errors): none expected. */
-const complaints = [];
+let complaints;
 /** Dialogs (prompt, confirm, leave-the-page) the page opened that no test expected. */
-const dialogs = [];
-/** The answers a test expects to give, in order: a text for a prompt, true to accept,
- * false to dismiss; each with the dialog's type. */
-const expected = [];
+let dialogs;
+/** Answers the page's next dialog of a type (see chromium.mjs). */
+let expectDialog;
 
 before(async () => {
   assert.ok(URL_ && TOKEN && CREWS, "E2E_URL, E2E_TOKEN and E2E_CREWS must be set (run-browser.sh)");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  // Every wait of playwright's (a locator, a function, a navigation) as generous as
-  // the window's: a busy machine makes the test slower, not red.
-  page.setDefaultTimeout(WAIT);
-  watchPage(page);
+  ({ browser, page, complaints, dialogs, expectDialog } = await startChromium());
 });
 
 after(async () => {
   await browser?.close();
 });
 
-/** Notes a page's errors, answers the dialogs tests expect and dismisses the others. */
-function watchPage(p) {
-  p.on("pageerror", (error) => complaints.push(`page error: ${error.message}`));
-  p.on("console", (message) => {
-    if (message.type() === "error") complaints.push(`console: ${message.text()} (${message.location().url})`);
-  });
-  p.on("dialog", async (dialog) => {
-    const next = expected[0];
-    if (!next || next.type !== dialog.type()) {
-      dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-      await dialog.dismiss();
-      return;
-    }
-    expected.shift();
-    next.seen(dialog.message());
-    if (next.answer === false) await dialog.dismiss();
-    else await dialog.accept(typeof next.answer === "string" ? next.answer : undefined);
-  });
-}
-
-/** The next dialog of `type` is answered with `answer`; resolves to its message
- * (rejects when none came within WAIT). */
-function expectDialog(type, answer) {
-  return new Promise((seen, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no ${type} dialog came within ${WAIT / 1000} s`)), WAIT);
-    expected.push({ type, answer, seen: (message) => (clearTimeout(timer), seen(message)) });
-  });
-}
-
 const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png` });
 const texts = (selector) => page.locator(selector).allTextContents();
 const status = async () => (await texts(".run-status"))[0] ?? "";
 /** Waits until the run's status (its text in the page) matches `pattern`. */
-const statusIs = (pattern) => page.waitForFunction((source) => new RegExp(source).test(document.querySelector(".run-status")?.textContent ?? ""), pattern.source);
+const statusIs = (pattern) => statusOf(page, pattern);
 
 test("the API refuses a request without the token; the UI's files need none", async () => {
   const refused = await fetch(`${URL_}/crews`);

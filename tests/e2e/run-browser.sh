@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the browser end-to-end test: `crewgraph serve` with a token on a free port,
+# Runs the browser end-to-end tests: `crewgraph serve` with a token on a free port,
 # over a copy of the example crews (plus the interview crew and its script), then
-# `node --test tests/e2e/browser.test.mjs`, which drives Chromium (playwright-core
-# from ui/node_modules) through the web UI the server hands out. Screenshots land in
-# target/e2e-browser/.
+# `node --test` on tests/e2e/browser.test.mjs and browser-tools.test.mjs, which drive
+# Chromium (playwright-core from ui/node_modules) through the web UI the server hands
+# out. Name test files to run only those: `run-browser.sh browser-tools`.
+# Screenshots land in target/e2e-browser/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out="$root/target/e2e-browser"
@@ -55,5 +56,13 @@ node -e '
     process.exit(1);
   })();' "http://127.0.0.1:$port/health" "$pid" || { echo "run-browser.sh: crewgraph serve did not start:" >&2; cat "$out/serve.log" >&2; exit 1; }
 
+# The test files to run: those named on the command line, else all of them.
+names=("$@")
+if ((${#names[@]} == 0)); then
+  names=(browser browser-tools)
+fi
+files=()
+for name in "${names[@]}"; do files+=("$root/tests/e2e/$name.test.mjs"); done
+
 E2E_URL="http://127.0.0.1:$port" E2E_TOKEN="$token" E2E_CREWS="$crews" E2E_OUT="$out" CHROMIUM="$chromium" \
-  node --test --test-concurrency=1 "$root/tests/e2e/browser.test.mjs"
+  node --test --test-concurrency=1 "${files[@]}"

@@ -15,4 +15,9 @@ crew_path?: string, input: string, status: RunStatus, created_at: string, update
 /**
  * Tokens its agents used, as the providers reported them (0 in Simulate mode).
  */
-tokens: Usage, };
+tokens: Usage, 
+/**
+ * The revision of its crew it ran (a store that keeps crew revisions finds the
+ * one whose fingerprint is the run's); None when there is none.
+ */
+crew_revision?: number, };

@@ -6,6 +6,7 @@ import type { ApproveToolCall } from "./ApproveToolCall";
 import type { CheckCrew } from "./CheckCrew";
 import type { CheckRecording } from "./CheckRecording";
 import type { CheckSignalName } from "./CheckSignalName";
+import type { CompareRevisions } from "./CompareRevisions";
 import type { CrewDocument } from "./CrewDocument";
 import type { CrewSummary } from "./CrewSummary";
 import type { CrewTools } from "./CrewTools";
@@ -32,6 +33,9 @@ import type { Recording } from "./Recording";
 import type { RemoveAgent } from "./RemoveAgent";
 import type { RemoveApiKey } from "./RemoveApiKey";
 import type { ResumeRun } from "./ResumeRun";
+import type { RevisionDiff } from "./RevisionDiff";
+import type { RevisionSpec } from "./RevisionSpec";
+import type { RevisionView } from "./RevisionView";
 import type { RouteQuery } from "./RouteQuery";
 import type { RouteResult } from "./RouteResult";
 import type { RunAccepted } from "./RunAccepted";
@@ -53,6 +57,7 @@ import type { TypeReply } from "./TypeReply";
 import type { Validation } from "./Validation";
 import type { WhichCrew } from "./WhichCrew";
 import type { WhichModel } from "./WhichModel";
+import type { WhichRevision } from "./WhichRevision";
 import type { WhichRun } from "./WhichRun";
 import type { WhichToolServer } from "./WhichToolServer";
 
@@ -92,6 +97,12 @@ export type Operations = {
   export_crew: { request: ExportCrew; answer: void; errors: "io" | "invalid_input" };
   /** One agent's reply in a try-out chat, and where a run would go after it (nothing is stored) */
   try_agent: { request: TryAgent; answer: TriedReply; errors: "not_found" | "invalid_input" };
+  /** The crew's revisions, newest first: when each was kept, what changed since the one before in words, its runs (status, cost) */
+  list_revisions: { request: WhichCrew; answer: Array<RevisionView>; errors: "not_found" | "store" | "invalid_input" };
+  /** Two revisions of one crew compared: agents, routes, otherwise arrows, groups and signals added, removed or changed, instructions as line hunks, every change in words, and both graphs as one with the changes marked */
+  diff_revisions: { request: CompareRevisions; answer: RevisionDiff; errors: "not_found" | "store" | "invalid_input" };
+  /** One revision of a crew as the editor holds a crew (its spec), to restore it */
+  open_revision: { request: WhichRevision; answer: RevisionSpec; errors: "not_found" | "store" | "invalid_input" };
   /** The runtime agents of a crew, in the order they were added */
   list_agents: { request: WhichCrew; answer: Array<RuntimeAgentView>; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
   /** Adds a runtime agent to a crew, after checking it with the crew (errors at their line and column) */
@@ -187,6 +198,9 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   recent_crews: { method: "GET", path: "/editor/recent", status: 200 },
   export_crew: null,
   try_agent: { method: "POST", path: "/editor/try-agent", status: 200 },
+  list_revisions: { method: "GET", path: "/crews/{crew}/revisions", status: 200 },
+  diff_revisions: { method: "GET", path: "/crews/{crew}/revisions/diff", status: 200 },
+  open_revision: { method: "GET", path: "/crews/{crew}/revisions/spec", status: 200 },
   list_agents: { method: "GET", path: "/crews/{crew}/agents", status: 200 },
   add_agent: { method: "POST", path: "/crews/{crew}/agents", status: 201 },
   remove_agent: { method: "DELETE", path: "/crews/{crew}/agents/{id}", status: 204 },

@@ -33,6 +33,7 @@ fn migrations() -> Migrations<'static> {
         M::up(runs::V1),
         M::up(steps::V1),
         M::up(runs::V2),
+        M::up(runs::V3),
     ])
 }
 
@@ -103,7 +104,7 @@ mod tests {
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-        assert_eq!(version, 8, "one version per migration, applied once");
+        assert_eq!(version, 9, "one version per migration, applied once");
     }
 
     #[test]
@@ -120,5 +121,34 @@ mod tests {
         let runs = crate::tables::runs::list(&conn).unwrap();
         assert_eq!(runs[0].id.as_str(), "run-old");
         assert_eq!(runs[0].tokens, crewgraph_engine::run::Usage::default());
+    }
+
+    #[test]
+    fn runs_stored_before_revisions_were_recorded_get_the_revision_of_their_fingerprint() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 8).unwrap();
+        conn.execute_batch(
+            "INSERT INTO crews (id, path) VALUES (1, '/crews/desk.yaml');
+             INSERT INTO crew_revisions (crew, revision, name, yaml, fingerprint, saved_at)
+             VALUES (1, 1, 'Desk', 'name: Desk', 'f1', 1), (1, 2, 'Desk', 'name: Desk 2', 'f2', 2);",
+        )
+        .unwrap();
+        for (id, fingerprint, path) in
+            [("run-2", "f2", "/crews/desk.yaml"), ("run-x", "fx", "/crews/desk.yaml"), ("run-o", "f1", "/crews/other.yaml")]
+        {
+            conn.execute(
+                "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at, status, current_agent, handoffs, steps,
+                                   next_seq, strikes, recent, history_len, updated_at, stored_steps)
+                 VALUES (?1, 'Desk', ?3, ?2, 'hi', 1, 'completed', 'a', 0, 1, 3, 0, '[]', 1, 2, 1)",
+                [id, fingerprint, path],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let runs = crate::tables::runs::list(&conn).unwrap();
+        let revision = |id: &str| runs.iter().find(|r| r.id.as_str() == id).unwrap().crew_revision;
+        assert_eq!(revision("run-2"), Some(2), "the revision with the run's fingerprint");
+        assert_eq!(revision("run-x"), None, "a version never kept as a revision");
+        assert_eq!(revision("run-o"), None, "the same fingerprint in another crew is not this run's");
     }
 }

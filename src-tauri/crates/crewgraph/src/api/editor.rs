@@ -20,16 +20,16 @@ use crewgraph_engine::crew::CrewLayout;
 use crewgraph_engine::file::{spec, AgentEntry, CrewFile};
 use crewgraph_engine::load::{crew_folder, load_path, load_spec, load_spec_value, parse_yaml, start_servers_in, Loaded, MAX_FILE_SIZE};
 use crewgraph_engine::run::prompt::signal_instructions;
-use crewgraph_engine::run::StoreError;
 use crewgraph_engine::signal::name::{is_bracket_name, is_pattern_name};
 use crewgraph_engine::validate::is_valid_agent_id;
-use crewgraph_store::{NewCrewRevision, SqliteStore};
+use crewgraph_store::NewCrewRevision;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 use utoipa::ToSchema;
 
 use super::crews::{crew_key, document};
+use super::revisions::revision_text;
 use super::runs::fingerprint;
 use super::{Api, ApiError, ApiErrorCode, CrewDocument};
 
@@ -239,10 +239,7 @@ impl Api {
 
     async fn save_revision(&self, path: &Path, loaded: &Loaded, files: &[(String, String)], disk: &str) -> Result<Option<u32>, ApiError> {
         let Some(store) = &self.crew_store else { return Ok(None) };
-        let yaml = match files {
-            [(_, only)] => only.clone(),
-            many => many.iter().map(|(name, text)| format!("# {name}\n{text}")).collect::<Vec<_>>().join("\n"),
-        };
+        let yaml = revision_text(files);
         let name = loaded.crew.as_ref().map(|c| c.name.clone()).unwrap_or_default();
         let revision = NewCrewRevision { path: crew_key(path), name, yaml, fingerprint: disk.to_owned(), saved_at: self.clock.now() };
         store
@@ -280,19 +277,6 @@ impl Api {
         recent.insert(0, path);
         recent.truncate(RECENT_CREWS);
         let _ = settings.set_setting(RECENT_KEY, &Value::from(recent)).await;
-    }
-}
-
-/// Where crew revisions are kept.
-#[async_trait::async_trait]
-pub trait CrewStore: Send + Sync {
-    async fn save_crew_revision(&self, revision: &NewCrewRevision) -> Result<u32, StoreError>;
-}
-
-#[async_trait::async_trait]
-impl CrewStore for SqliteStore {
-    async fn save_crew_revision(&self, revision: &NewCrewRevision) -> Result<u32, StoreError> {
-        SqliteStore::save_crew_revision(self, revision).await
     }
 }
 

@@ -166,7 +166,7 @@ pub fn fingerprint(loaded: &Loaded) -> String {
 
 /// Loads a crew that must be valid to run, with where it came from. The run keeps
 /// the crew's absolute path, so it can be resumed from any folder.
-fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, CrewSource), ApiError> {
+fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, CrewSource, Vec<PathBuf>), ApiError> {
     let loaded = load_path_with(path, runtime);
     // Runtime agents are part of the crew: adding one changes its fingerprint too.
     let mut print = fingerprint(&loaded);
@@ -181,7 +181,7 @@ fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, Cre
     }
     let source = CrewSource { path: Some(crew_key(path)), fingerprint: print };
     match (loaded.is_valid(), loaded.crew) {
-        (true, Some(crew)) => Ok((crew, source)),
+        (true, Some(crew)) => Ok((crew, source, loaded.files)),
         _ => {
             let errors: Vec<String> = loaded.diagnostics.iter().filter(|d| d.is_error()).map(ToString::to_string).collect();
             Err(ApiError::new(ApiErrorCode::InvalidCrew, format!("the crew has errors and cannot run:\n{}", errors.join("\n"))))
@@ -279,7 +279,9 @@ impl Api {
     /// The crew at `path` as a run takes it: with its runtime agents and the app's
     /// tool servers, and where it came from.
     async fn crew_to_run(&self, path: &Path) -> Result<(Crew, CrewSource), ApiError> {
-        let (mut crew, source) = runnable_crew(path, &self.runtime_texts(path).await?)?;
+        let runtime = self.runtime_texts(path).await?;
+        let (mut crew, source, files) = runnable_crew(path, &runtime)?;
+        self.keep_run_revision(path, &crew.name, &files, &runtime, &source.fingerprint).await;
         self.with_app_tool_servers(&mut crew).await?;
         Ok((crew, source))
     }
@@ -322,6 +324,7 @@ impl Api {
     /// read of the store for both.
     pub async fn run_and_crew(&self, id: &RunId) -> Result<(RunSummary, Option<PathBuf>), ApiError> {
         let stored = self.stored_run(id).await?;
+        let crew_revision = self.revision_ran(&stored.record).await;
         let crew = stored.record.crew_path.map(PathBuf::from);
         let summary = RunSummary {
             id: stored.record.id,
@@ -335,6 +338,7 @@ impl Api {
             handoffs: stored.snapshot.handoffs,
             error: stored.snapshot.error,
             tokens: stored.snapshot.tokens,
+            crew_revision,
         };
         Ok((summary, crew))
     }

@@ -8,6 +8,7 @@
 mod agents_cmd;
 mod match_cmd;
 mod models_cmd;
+mod revisions_cmd;
 mod run_cmd;
 mod runs_cmd;
 mod serve_cmd;
@@ -38,6 +39,8 @@ Examples:
   crewgraph run crews/exam.yaml --input 'Start the exam' --script crews/scripts/exam.yaml
                                                simulate a run with scripted replies
   crewgraph runs                               the runs so far, with their status
+  crewgraph revisions crews/exam.yaml          the crew's revisions, what changed in each, their runs
+  crewgraph diff crews/exam.yaml 1 2           what changed from revision 1 to revision 2
   crewgraph validate crews/*.yaml crews/go-quiz check several (a folder with crew.yaml counts as one crew)
   crewgraph match --signal '[END]' --content 'All done [end]'
                                                prints: case_insensitive";
@@ -130,6 +133,42 @@ enum Command {
         #[arg(value_name = "RUN_ID")]
         run_id: String,
         /// One JSON object per event and line.
+        #[arg(long)]
+        json: bool,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
+    /// A crew's history, newest first: each revision kept (every save in the window
+    /// and every run keeps one), what changed since the one before in words, and its
+    /// runs with their status and cost.
+    Revisions {
+        /// The crew file or crew folder.
+        #[arg(value_name = "CREW")]
+        crew: PathBuf,
+        /// One JSON object per revision and line.
+        #[arg(long)]
+        json: bool,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
+    /// Compare two revisions of a crew (see `crewgraph revisions`): every change in
+    /// words, and changed instructions as line diffs.
+    Diff {
+        /// The crew file or crew folder.
+        #[arg(value_name = "CREW")]
+        crew: PathBuf,
+        /// The older revision's number.
+        #[arg(value_name = "FROM")]
+        from: u32,
+        /// The newer revision's number.
+        #[arg(value_name = "TO")]
+        to: u32,
+        /// The crew TO belongs to, if another (refused: only revisions of one crew compare).
+        #[arg(long, value_name = "CREW")]
+        to_crew: Option<PathBuf>,
+        /// The whole comparison as one JSON object.
         #[arg(long)]
         json: bool,
         /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
@@ -368,6 +407,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
+        Command::Revisions { crew, json, db } => Ok(revisions_cmd::list(&crew, db.as_deref(), json)),
+        Command::Diff { crew, from, to, to_crew, json, db } => {
+            Ok(revisions_cmd::diff(&crew, from, to, to_crew.as_deref(), db.as_deref(), json))
+        }
         Command::Models { action, json, db } => Ok(match action {
             None => models_cmd::list(db.as_deref(), json),
             Some(ModelsAction::Add(new)) => models_cmd::add(db.as_deref(), new),

@@ -10,7 +10,8 @@
 //! person's first run (`first_run`): the examples on the local model to a final status.
 //! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`); the
 //! `RouteDecider` conformance suite both deciders pass (`deciders`).
-//! Editing (`editor`): the window editor's open, check, save and export through the API.
+//! Editing (`editor`): the window editor's open, check, save and export through the API;
+//! a crew's revisions side by side (`revisions`): history, comparison, restore, the runs of each.
 //! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
 //! Live runs (`live_and_stored`): a run that is not live reads as its last leg left it.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
@@ -44,6 +45,7 @@ mod matching;
 mod models;
 mod recording;
 mod routed;
+mod revisions;
 mod routing;
 mod rules;
 mod runner;

@@ -15,6 +15,7 @@
 //! assert!(view.edges.iter().any(|e| e.source == "agent:a" && e.target == "agent:b"));
 //! ```
 
+pub mod overlay;
 pub mod view;
 
 use std::collections::HashMap;

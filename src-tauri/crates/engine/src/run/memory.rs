@@ -118,6 +118,8 @@ impl RunStore for MemoryStore {
                     handoffs: e.snapshot.handoffs,
                     error: e.snapshot.error.clone(),
                     tokens: e.snapshot.tokens,
+                    // This store keeps no crew revisions.
+                    crew_revision: None,
                 })
                 .collect()
         });

@@ -123,6 +123,11 @@ pub struct RunSummary {
     /// Tokens its agents used, as the providers reported them (0 in Simulate mode).
     #[serde(default)]
     pub tokens: Usage,
+    /// The revision of its crew it ran (a store that keeps crew revisions finds the
+    /// one whose fingerprint is the run's); None when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub crew_revision: Option<u32>,
 }
 
 /// Why the store failed.

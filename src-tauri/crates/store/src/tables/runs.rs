@@ -47,6 +47,18 @@ ALTER TABLE runs ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN cost_usd REAL;
 ";
 
+/// The revision of its crew each run ran: the crew's revision (`crew_revisions`)
+/// whose fingerprint is the run's, found when the run is stored ([`insert`]) —
+/// the host keeps the crew's version as a revision before it starts a run. Runs
+/// stored before this column get theirs here when their crew had such a revision.
+pub(crate) const V3: &str = "
+ALTER TABLE runs ADD COLUMN crew_revision INTEGER;
+UPDATE runs SET crew_revision = (
+    SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
+    WHERE c.path = runs.crew_path AND r.fingerprint = runs.crew_fingerprint
+);
+";
+
 /// Where a stored run stands: what its next step must continue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Position {
@@ -88,14 +100,17 @@ pub(crate) fn position(conn: &Connection, id: &RunId) -> Result<Option<Position>
 
 /// Adds a run with the snapshot of its first step (step 0) and returns its row
 /// number; None, with nothing written, when a run with its id is already stored.
+/// The run's crew revision is the one of its crew with the run's fingerprint ([`V3`]).
 pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow) -> Result<Option<i64>, Fault> {
     let s = &first.snapshot;
     let added = conn
         .prepare_cached(
             "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
                                status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                               input_tokens, output_tokens, cost_usd, stored_steps)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 1)
+                               input_tokens, output_tokens, cost_usd, stored_steps, crew_revision)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 1,
+                     (SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
+                      WHERE c.path = ?3 AND r.fingerprint = ?4))
              ON CONFLICT (id) DO NOTHING",
         )?
         .execute(params![
@@ -201,7 +216,7 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
 pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
     let mut statement = conn.prepare_cached(
         "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error, input_tokens, output_tokens, cost_usd,
-                crew_path
+                crew_path, crew_revision
          FROM runs ORDER BY created_at DESC, number DESC",
     )?;
     let mut rows = statement.query([])?;
@@ -219,6 +234,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
             handoffs: row.get(7)?,
             error: row.get(8)?,
             tokens: Usage { input_tokens: row.get(9)?, output_tokens: row.get(10)?, cost_usd: row.get(11)? },
+            crew_revision: row.get(13)?,
         });
     }
     Ok(runs)

@@ -159,6 +159,7 @@ pub async fn runs_are_listed_newest_first_with_their_latest_snapshot(subject: Su
         handoffs: run.snapshot.handoffs,
         error: run.snapshot.error.clone(),
         tokens: run.snapshot.tokens,
+        crew_revision: None,
     };
     assert_eq!(listed[2], summary(&runs[1]), "b's summary shows its handoff");
     assert_eq!(listed[3], summary(&runs[0]), "a's summary shows its failure");

@@ -16,6 +16,7 @@ mod editor;
 mod gatekeeper;
 mod models;
 mod requests;
+mod revisions;
 mod run_request;
 mod runs;
 mod tools;
@@ -36,6 +37,7 @@ pub use models::{
     CheckModel, DiscoverModels, ListModels, ModelServers, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel, SetModelServers,
 };
 pub use requests::{Nothing, WhichCrew, WhichModel, WhichRun};
+pub use revisions::{CompareRevisions, DiffRevisions, ListRevisions, OpenRevision, WhichRevision};
 pub use run_request::{ApproveToolCall, Replies, ResumeRun, StartRun};
 pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
@@ -74,6 +76,10 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<RecentCrews>();
     visitor.visit::<ExportCrew>();
     visitor.visit::<TryAgent>();
+    // Revisions
+    visitor.visit::<ListRevisions>();
+    visitor.visit::<DiffRevisions>();
+    visitor.visit::<OpenRevision>();
     // Runtime agents
     visitor.visit::<ListAgents>();
     visitor.visit::<AddAgent>();

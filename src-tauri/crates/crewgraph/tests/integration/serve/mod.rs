@@ -15,13 +15,15 @@
 //!   SIGTERM mid-run (exit 0, the run resumable with its events intact);
 //! - `fuzz`: arbitrary bodies to every route that takes one: never a 5xx, always
 //!   `{code, message}`;
-//! - `gatekeeper`: `POST /gatekeeper`, the server as a crew's gatekeeper service.
+//! - `gatekeeper`: `POST /gatekeeper`, the server as a crew's gatekeeper service;
+//! - `revisions`: a crew's revisions — listed with their runs, compared, read back.
 
 mod editor;
 mod events;
 mod fuzz;
 mod gatekeeper;
 pub(crate) mod process;
+mod revisions;
 mod routes;
 mod security;
 mod slow;
@@ -162,7 +164,11 @@ impl TestServer {
     /// A server over an existing fixture (its database as it is).
     pub async fn start_on(fixture: Fixture, setup: Setup) -> TestServer {
         let store = Arc::new(SqliteStore::open(fixture.db()).unwrap());
-        let mut api = Api::new(fixture.crews()).with_store(store.clone()).with_settings(store.clone()).with_agents(store);
+        let mut api = Api::new(fixture.crews())
+            .with_store(store.clone())
+            .with_settings(store.clone())
+            .with_agents(store.clone())
+            .with_crew_store(store);
         if let Some(capacity) = setup.live_capacity {
             api = api.with_live_capacity(capacity);
         }
