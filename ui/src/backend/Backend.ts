@@ -30,6 +30,9 @@ import type { StartRun } from "../bindings/StartRun";
 import type { TriedReply } from "../bindings/TriedReply";
 import type { TryAgent } from "../bindings/TryAgent";
 import type { RunSummary } from "../bindings/RunSummary";
+import type { RevisionDiff } from "../bindings/RevisionDiff";
+import type { RevisionSpec } from "../bindings/RevisionSpec";
+import type { RevisionView } from "../bindings/RevisionView";
 
 export interface Backend {
   /** The crews of the crews folder, for the start view. */
@@ -116,6 +119,12 @@ export interface Backend {
   cancelRun(runId: string): Promise<void>;
   /** Past runs. */
   listRuns(): Promise<RunSummary[]>;
+  /** A crew's revisions, newest first: what changed in each, in words, and its runs. */
+  listRevisions(crew: string): Promise<RevisionView[]>;
+  /** Revisions `from` and `to` of a crew compared (in words, and as one marked graph). */
+  diffRevisions(crew: string, from: number, to: number): Promise<RevisionDiff>;
+  /** One revision of a crew as the editor holds a crew, to restore it. */
+  openRevision(crew: string, revision: number): Promise<RevisionSpec>;
   /** The crew file or folder a run was made from (null: not known, or gone). */
   runCrew(runId: string): Promise<string | null>;
   /** Every stored event of a run. */

@@ -75,6 +75,9 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
       await call("cancel_run", { id });
     },
     listRuns: () => call("list_runs", {}),
+    listRevisions: (crew) => call("list_revisions", { crew }),
+    diffRevisions: (crew, from, to) => call("diff_revisions", { crew, from, to }),
+    openRevision: (crew, revision) => call("open_revision", { crew, revision }),
     runCrew: async (id) => (await call("get_run", { id })).crew,
     runEvents: (id) => call("run_events", { id }),
     crewScripts: (crew) => call("crew_scripts", { crew }),

@@ -76,6 +76,7 @@ import { ConnectDialog, type PendingConnection } from "./ConnectDialog";
 import { ContextMenu } from "./ContextMenu";
 import { FarView } from "./FarView";
 import { HelpOverlay } from "./HelpOverlay";
+import { HistoryPanel } from "./HistoryPanel";
 import { MenuContext, type MenuTarget } from "./menuTarget";
 import { UnsavedDialog } from "./UnsavedDialog";
 import { useRuntimeAgents } from "./useRuntimeAgents";
@@ -146,6 +147,7 @@ function Editor({ files }: { files: Files }) {
   const [pending, setPending] = useState<PendingConnection | null>(null);
   const [adding, setAdding] = useState<{ x: number; y: number } | null | undefined>(undefined);
   const [help, setHelp] = useState(false);
+  const [showHistory, setShowHistory] = useState(false);
   const [tool, setTool] = useState<"signal" | "fallback">("signal");
   const [theme, setTheme] = useTheme();
   const [nodes, setNodes] = useState<CrewNode[]>([]);
@@ -701,6 +703,9 @@ function Editor({ files }: { files: Files }) {
               <button type="button" onClick={() => void files.exportYaml()} title="Write the crew as one YAML file somewhere else">
                 Export YAML
               </button>
+              <button type="button" className={showHistory ? "on" : ""} onClick={() => setShowHistory(!showHistory)} disabled={!path} aria-pressed={showHistory} title={path ? "Every revision of this crew, what changed, and its runs" : "Save the crew first: each save keeps a revision"}>
+                History
+              </button>
             </div>
           </header>
           <Toolbar
@@ -779,7 +784,7 @@ function Editor({ files }: { files: Files }) {
               </div>
               <ProblemsPanel problems={problems} onSelect={focusTarget} />
             </div>
-            <EditorInspector />
+            {showHistory && path ? <HistoryPanel crew={path} onClose={() => setShowHistory(false)} /> : <EditorInspector />}
           </div>
           <RunDock crewPath={path} crewValid={document?.valid ?? false} unsaved={dirty} />
           {pending && <ConnectDialog pending={pending} onClose={() => setPending(null)} />}

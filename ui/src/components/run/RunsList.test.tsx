@@ -46,6 +46,13 @@ describe("RunsList", () => {
     expect(runFound(runs[1], "exam failed")).toBe(true);
   });
 
+  it("says which revision of its crew a run ran, when it is known", () => {
+    render(<RunsList runs={[{ ...runs[0], crew_revision: 3 }, runs[2]]} openPath={null} crewOf={() => undefined} onOpenRun={() => {}} />);
+    const when = [...document.querySelectorAll(".sidebar-run-when")].map((el) => el.textContent);
+    expect(when[0]).toMatch(/ · finished · revision 3 · Interview$/);
+    expect(when[1]).not.toMatch(/revision/);
+  });
+
   it("a crew without runs says how to make one", () => {
     render(<RunsList runs={runs} openPath="" crewOf={(r) => crews[r.id]} onOpenRun={() => {}} />);
     expect(screen.getByText(/No runs of this crew yet/)).toBeTruthy();

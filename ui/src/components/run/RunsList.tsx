@@ -117,6 +117,7 @@ export function RunsList({ runs, openPath, crewOf, onOpenRun }: Props) {
                     <span className="sidebar-run-input">{run.input.trim() || "(no input)"}</span>
                     <span className="sidebar-run-when">
                       {runTime(run.created_at, now)} · {statusShort[run.status]}
+                      {run.crew_revision !== undefined && ` · revision ${run.crew_revision}`}
                       {!onlyThisCrew && ` · ${run.crew_name}`}
                     </span>
                     {tokens && <span className="sidebar-tokens">{tokens}</span>}
