@@ -3,6 +3,7 @@ import type { AgentId } from "./AgentId";
 import type { Behavior } from "./Behavior";
 import type { Candidate } from "./Candidate";
 import type { MatchLevel } from "./MatchLevel";
+import type { NearMiss } from "./NearMiss";
 import type { RunStatus } from "./RunStatus";
 import type { SignalName } from "./SignalName";
 import type { Strategy } from "./Strategy";
@@ -20,7 +21,7 @@ call_id: string, name: string, arguments: unknown, } | { "type": "tool_approval"
 /**
  * The agent or group it leads to; null for terminate (and a pause without one).
  */
-target: string | null, payload?: string | null, } | { "type": "handoff", from: AgentId, to: string, reason: string, handoff_count: number, } | { "type": "routing_decision", strategy: Strategy, candidates?: Array<Candidate> | null, chosen: string, reasoning?: string | null, 
+target: string | null, payload?: string | null, } | { "type": "route_missed", agent: AgentId, candidates: Array<NearMiss>, } | { "type": "handoff", from: AgentId, to: string, reason: string, handoff_count: number, } | { "type": "routing_decision", strategy: Strategy, candidates?: Array<Candidate> | null, chosen: string, reasoning?: string | null, 
 /**
  * Scoring: the request's words as the router saw them.
  */

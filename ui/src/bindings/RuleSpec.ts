@@ -7,4 +7,9 @@ export type RuleSpec = { signal?: string,
 /**
  * One target, a list (broadcast), or empty / `null` (terminate, pause).
  */
-target?: string | Array<string> | null, description?: string, };
+target?: string | Array<string> | null, description?: string, 
+/**
+ * Other spellings of the signal that match as it does (added to its registry
+ * entry; the way to give them in a crew without a `signals:` section).
+ */
+aliases?: Array<string>, };

@@ -43,4 +43,9 @@ deprecated: string | null,
 /**
  * Where the entry came from.
  */
-origin: SignalOrigin, };
+origin: SignalOrigin, 
+/**
+ * Other spellings that match as the signal does, at the same levels
+ * (`aliases:`, often a misspelling models keep making).
+ */
+aliases: Array<SignalName>, };

@@ -3,4 +3,8 @@
 /**
  * One entry of the crew's `signals:` registry.
  */
-export type SignalSpec = { name?: string, pattern?: string, behavior?: string, description?: string, allowed_agents?: Array<string>, valid_targets?: Array<string>, priority?: number, deprecated?: string, };
+export type SignalSpec = { name?: string, pattern?: string, behavior?: string, description?: string, allowed_agents?: Array<string>, valid_targets?: Array<string>, priority?: number, deprecated?: string, 
+/**
+ * Other spellings that match as the name does (`[QUESTON]` for `[QUESTION]`).
+ */
+aliases?: Array<string>, };

@@ -12,6 +12,7 @@ import type { CrewSummary } from "./CrewSummary";
 import type { CrewTools } from "./CrewTools";
 import type { CrewYaml } from "./CrewYaml";
 import type { EditableCrew } from "./EditableCrew";
+import type { ExplainReply } from "./ExplainReply";
 import type { ExportCrew } from "./ExportCrew";
 import type { ExportRun } from "./ExportRun";
 import type { FoundServer } from "./FoundServer";
@@ -32,6 +33,7 @@ import type { RecentCrew } from "./RecentCrew";
 import type { Recording } from "./Recording";
 import type { RemoveAgent } from "./RemoveAgent";
 import type { RemoveApiKey } from "./RemoveApiKey";
+import type { ReplyExplanation } from "./ReplyExplanation";
 import type { ResumeRun } from "./ResumeRun";
 import type { RevisionDiff } from "./RevisionDiff";
 import type { RevisionSpec } from "./RevisionSpec";
@@ -77,6 +79,8 @@ export type Operations = {
   crews_folder: { request: Nothing; answer: string; errors: "invalid_input" };
   /** Whether a reply contains a signal, and at which level */
   match_signal: { request: MatchSignal; answer: MatchResult; errors: "invalid_input" };
+  /** Whether a reply of an agent routes, where, and when it does not, what came close (a misspelt signal, its words without brackets, another agent's signal) */
+  explain_reply: { request: ExplainReply; answer: ReplyExplanation; errors: "not_found" | "invalid_crew" | "invalid_input" };
   /** Opens a crew for editing: its spec, the engine's verdict, the saved positions (EditableCrew) */
   edit_crew: { request: WhichCrew; answer: EditableCrew; errors: "not_found" | "invalid_input" };
   /** The fingerprint of the crew's files as they are now (compare with EditableCrew.disk) */
@@ -188,6 +192,7 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   crew_scripts: { method: "GET", path: "/crews/{crew}/scripts", status: 200 },
   crews_folder: null,
   match_signal: { method: "POST", path: "/match", status: 200 },
+  explain_reply: { method: "POST", path: "/crews/{crew}/explain", status: 200 },
   edit_crew: { method: "GET", path: "/crews/{crew}/edit", status: 200 },
   crew_disk: { method: "GET", path: "/crews/{crew}/disk", status: 200 },
   check_crew: { method: "POST", path: "/editor/check", status: 200 },

@@ -18,6 +18,7 @@
 import type { Behavior } from "../bindings/Behavior";
 import type { Candidate } from "../bindings/Candidate";
 import type { MatchLevel } from "../bindings/MatchLevel";
+import type { NearMiss } from "../bindings/NearMiss";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { RunStatus } from "../bindings/RunStatus";
 import type { Strategy } from "../bindings/Strategy";
@@ -87,6 +88,8 @@ export type Turn = {
   final: boolean;
   tools: ToolUse[];
   signal: SignalHit | null;
+  /** When none of its signals routed the reply: what came close (`route_missed`), best first. */
+  missed: NearMiss[];
   state: TurnState;
   /** Why the turn failed (the run's error). */
   error: string | null;
@@ -378,6 +381,10 @@ function fold(state: RunView, event: RunEvent): RunView {
       };
       return { ...s, turns: replaceTurn(s.turns, { ...turn, signal }) };
     }
+    case "route_missed": {
+      const turn = latestTurn(s, event.agent);
+      return turn ? { ...s, turns: replaceTurn(s.turns, { ...turn, missed: event.candidates }) } : s;
+    }
     case "handoff":
       return handoff(s, event);
     case "routing_decision":
@@ -647,7 +654,7 @@ function moveRecord(
 }
 
 function newTurn(id: number, agent: string, step: number, group: string | null, startedAt: string): Turn {
-  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, state: "working", error: null, usage: null, latencyMs: null, asking: true };
+  return { id, agent, step, group, startedAt, text: "", final: false, tools: [], signal: null, missed: [], state: "working", error: null, usage: null, latencyMs: null, asking: true };
 }
 
 /** Changes the agent's streaming turn (one is begun when none is: an event whose

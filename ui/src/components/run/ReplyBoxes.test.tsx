@@ -96,7 +96,7 @@ describe("an agent's signals as chips", () => {
     const base = examDocument();
     const document: CrewDocument = {
       ...base,
-      signals: [{ name: "VERDICT", pattern: "^VERDICT: (.+)$", behavior: "route", description: "", allowed_agents: [], valid_targets: [], priority: 0, deprecated: null, origin: "declared" }],
+      signals: [{ name: "VERDICT", pattern: "^VERDICT: (.+)$", behavior: "route", description: "", allowed_agents: [], valid_targets: [], priority: 0, deprecated: null, origin: "declared", aliases: [] }],
       graph: {
         ...base.graph,
         edges: [

@@ -117,13 +117,16 @@ impl Api {
 
 /// Where a run would go after `agent` said `reply`, in words.
 fn what_comes_next(crew: &Crew, agent: &AgentId, reply: &str) -> String {
-    let decision = decide(crew, agent, &crew.matcher.scan(reply), 0);
+    let decision = decide(crew, agent, reply, &crew.matcher.scan(reply), 0);
     let name = |id: &str| crew.agent(id).map_or_else(|| id.to_owned(), |a| a.name.clone());
     let because = decision
         .events
         .iter()
         .find_map(|event| match event {
             crewgraph_engine::run::EventKind::SignalMatched { signal, .. } => Some(format!("{signal} — ")),
+            crewgraph_engine::run::EventKind::RouteMissed { candidates, .. } => {
+                candidates.first().map(|near| format!("no signal (it wrote {}: did you mean {}?) — ", near.found, near.signal))
+            }
             _ => None,
         })
         .unwrap_or_else(|| "no signal — ".to_owned());

@@ -1,5 +1,6 @@
 //! `crewgraph match`: one signal against one reply (prints the level; exit 0 when
-//! matched, 1 when not, 2 for a malformed signal), or many cases as JSON on stdin.
+//! matched, 1 when not, 2 for a malformed signal), many cases as JSON on stdin, or
+//! (`--explain`) why one agent's reply routes or does not, and what came close.
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -56,4 +57,42 @@ pub fn run_json(mut input: impl Read) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()?;
     say!("{}", serde_json::to_string(&answers)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--explain`: what `content`, as `agent`'s reply in the crew at `crew`, does, and
+/// when it does not route, what came close, best first. Exit 0 when it routes.
+pub fn explain(crew: &std::path::Path, agent: &str, content: &str) -> ExitCode {
+    let api = crewgraph::api::Api::new(crew.parent().unwrap_or(std::path::Path::new(".")));
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            tell!("crewgraph: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(api.explain_reply(crew, agent, content)) {
+        Ok(explained) => {
+            match &explained.signal {
+                Some(signal) => say!("{agent}'s reply routes: {signal} ({}), {}", explained.level.as_str(), explained.next),
+                None => say!("{agent}'s reply has none of its signals: {}", explained.next),
+            }
+            for (rank, near) in explained.candidates.iter().enumerate() {
+                let edits = match near.distance {
+                    0 => String::new(),
+                    1 => " (1 edit)".to_owned(),
+                    n => format!(" ({n} edits)"),
+                };
+                say!("  {}. it {}{edits}", rank + 1, near.words());
+            }
+            if explained.signal.is_some() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(error) => {
+            tell!("crewgraph: {}", error.message);
+            ExitCode::from(2)
+        }
+    }
 }

@@ -59,7 +59,7 @@ enum Command {
     #[command(after_help = MATCH_EXAMPLES)]
     Match {
         /// The signal to look for, in brackets: '[END]'.
-        #[arg(long, required_unless_present = "json", conflicts_with = "json", requires = "content")]
+        #[arg(long, required_unless_present_any = ["json", "explain"], conflicts_with_all = ["json", "explain"], requires = "content")]
         signal: Option<String>,
         /// The reply to look in.
         #[arg(long)]
@@ -70,6 +70,17 @@ enum Command {
         json: bool,
     },
     /// Run a crew on an input and print what happens: who worked, what they said, who
+        /// Say why the reply (--content), as a reply of --agent in --crew, routes or
+        /// does not, and what came close: a misspelt signal, its words without
+        /// brackets, another agent's signal. Exit 0 when it routes, 1 when not.
+        #[arg(long, requires_all = ["crew", "agent", "content"], conflicts_with = "json")]
+        explain: bool,
+        /// With --explain: the crew file or folder.
+        #[arg(long, value_name = "FILE", requires = "explain")]
+        crew: Option<PathBuf>,
+        /// With --explain: whose reply it is.
+        #[arg(long, value_name = "ID", requires = "explain")]
+        agent: Option<String>,
     /// handed to whom and why. Exits 0 unless the run failed. Ctrl-C stops the run.
     Run {
         /// The crew file or crew folder.
@@ -435,3 +446,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }),
     }
 }
+        Command::Match { explain: true, crew, agent, content, .. } => Ok(match_cmd::explain(
+            &crew.unwrap_or_default(),
+            &agent.unwrap_or_default(),
+            &content.unwrap_or_default(),
+        )),

@@ -127,6 +127,10 @@ pub fn describe(event: &RunEvent) -> Option<String> {
             let payload = payload.as_ref().map(|p| format!(" carrying {p}")).unwrap_or_default();
             format!("    signal {signal} ({}, {}){target}{payload}", level.as_str(), behavior.as_str())
         }
+        EventKind::RouteMissed { agent, candidates } => {
+            let said: Vec<String> = candidates.iter().map(|near| format!("    ? {agent} {}", near.words())).collect();
+            said.join("\n")
+        }
         EventKind::Handoff { from, to, reason, handoff_count } => {
             format!("  {from} → {to} because {reason} (handoff {handoff_count})")
         }

@@ -47,6 +47,7 @@ mod recording;
 mod routed;
 mod revisions;
 mod routing;
+mod route_missed;
 mod rules;
 mod runner;
 mod secrets;

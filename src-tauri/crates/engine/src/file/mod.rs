@@ -132,6 +132,10 @@ pub struct SignalFile {
     pub valid_targets: Vec<Spanned<String>>,
     pub priority: Option<i32>,
     pub deprecated: Option<String>,
+    /// Other spellings that match as the name does (`[QUESTON]` for `[QUESTION]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>")]
+    pub aliases: Vec<Spanned<String>>,
 }
 
 /// The `routing:` section.
@@ -176,6 +180,11 @@ pub struct RuleFile {
     #[ts(optional, type = "string | Array<string> | null")]
     pub target: Option<Spanned<Targets>>,
     pub description: Option<String>,
+    /// Other spellings of the signal that match as it does (added to its registry
+    /// entry; the way to give them in a crew without a `signals:` section).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>")]
+    pub aliases: Vec<Spanned<String>>,
 }
 
 /// A rule's target as written.

@@ -9,7 +9,8 @@
 //! 4. the agent waits for a signal → paused;
 //! 5. the agent is terminal → completed;
 //! 6. `routing.on_no_signal`: fallback, reprompt (three replies in a row end
-//!    `signal_failure`), pause, or end (`no_route`).
+//!    `signal_failure`), pause, or end (`no_route`) — after a `route_missed` event
+//!    naming what came close, when anything did ([`crate::signal::near_miss`]).
 //!
 //! Only the agent's own rules count: a built-in `[END]` in a reply ends nothing
 //! unless one of its rules says so.
@@ -17,7 +18,7 @@
 use crate::crew::{Crew, OnNoSignal, Rule, Target};
 use crate::ids::{AgentId, GroupId, SignalName};
 use crate::run::event::{EventKind, RunStatus};
-use crate::signal::{Behavior, MatchLevel, ReplyMatches};
+use crate::signal::{near_misses, Behavior, MatchLevel, ReplyMatches};
 
 /// Replies in a row without a signal after which `reprompt` gives up.
 pub const MAX_STRIKES: u32 = 3;
@@ -46,9 +47,9 @@ pub struct Decision {
     pub next: Next,
 }
 
-/// Decides what follows `agent`'s reply, whose signals are `found`; `strikes` is the
-/// number of replies in a row without a signal before this one.
-pub fn decide(crew: &Crew, agent: &AgentId, found: &ReplyMatches, strikes: u32) -> Decision {
+/// Decides what follows `agent`'s `reply`, whose signals are `found`; `strikes` is
+/// the number of replies in a row without a signal before this one.
+pub fn decide(crew: &Crew, agent: &AgentId, reply: &str, found: &ReplyMatches, strikes: u32) -> Decision {
     let rules = crew.rules_of(agent.as_str());
     let matched = |rule: &Rule| rule.signal_index.and_then(|i| found.get(i));
     let mut events = Vec::new();
@@ -124,7 +125,11 @@ pub fn decide(crew: &Crew, agent: &AgentId, found: &ReplyMatches, strikes: u32) 
     if this.is_terminal {
         return Decision { events, next: Next::End(RunStatus::Completed) };
     }
-    // 6. no signal matched
+    // 6. no signal matched: what came close, then `on_no_signal`
+    let candidates = near_misses(crew, agent.as_str(), reply, found);
+    if !candidates.is_empty() {
+        events.push(EventKind::RouteMissed { agent: agent.clone(), candidates });
+    }
     let next = match crew.routing.on_no_signal {
         OnNoSignal::Fallback => match fallback_target(crew, agent) {
             Some((to, reason)) => Next::Route { to, reason },
@@ -179,7 +184,7 @@ mod tests {
     }
 
     fn decide_on(crew: &Crew, agent: &str, reply: &str, strikes: u32) -> Decision {
-        decide(crew, &AgentId::from(agent), &crew.matcher.scan(reply), strikes)
+        decide(crew, &AgentId::from(agent), reply, &crew.matcher.scan(reply), strikes)
     }
 
     const CREW: &str = r#"

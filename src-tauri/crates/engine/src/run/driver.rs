@@ -398,7 +398,7 @@ impl<'a> Run<'a> {
         let agent = self.snapshot.current_agent.clone();
         let Some(reply) = self.turn(&agent, true).await else { return };
         let found = self.crew.matcher.scan(&reply);
-        let decision = signals::decide(self.crew, &agent, &found, self.snapshot.strikes);
+        let decision = signals::decide(self.crew, &agent, &reply, &found, self.snapshot.strikes);
         for event in decision.events {
             self.event(event);
         }
@@ -451,7 +451,7 @@ impl<'a> Run<'a> {
             if onward.is_none() {
                 // Only a signal of the target's own rules routes on; its fallback does not.
                 let found = self.crew.matcher.scan(&reply);
-                let decision = signals::decide(self.crew, target, &found, 0);
+                let decision = signals::decide(self.crew, target, &reply, &found, 0);
                 let signalled = decision.events.iter().any(|e| matches!(e, EventKind::SignalMatched { .. }));
                 if let (true, signals::Next::Route { to, reason }) = (signalled, decision.next) {
                     onward = Some((target.clone(), to, reason));

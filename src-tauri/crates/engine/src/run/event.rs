@@ -15,7 +15,7 @@ use super::llm::Usage;
 use super::time::Timestamp;
 use crate::crew::Strategy;
 use crate::ids::{AgentId, RunId, SignalName};
-use crate::signal::{Behavior, MatchLevel};
+use crate::signal::{Behavior, MatchLevel, NearMiss};
 
 /// Where a run stands. Every run ends in one of DESIGN.md §4's final statuses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -149,6 +149,10 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         payload: Option<String>,
     },
+    /// None of the agent's signals routed its reply, but places of it came close
+    /// (a misspelling, the words without brackets, another agent's signal), best
+    /// first: emitted before `routing.on_no_signal` acts.
+    RouteMissed { agent: AgentId, candidates: Vec<NearMiss> },
     /// The work moved: the delegation event. `reason` says why — the signal and its
     /// match level, the fallback, the score, or the router's reasoning.
     Handoff { from: AgentId, to: String, reason: String, handoff_count: u32 },
@@ -208,6 +212,7 @@ impl EventKind {
             EventKind::ToolApproval { .. } => "tool_approval",
             EventKind::AgentResponse { .. } => "agent_response",
             EventKind::SignalMatched { .. } => "signal_matched",
+            EventKind::RouteMissed { .. } => "route_missed",
             EventKind::Handoff { .. } => "handoff",
             EventKind::RoutingDecision { .. } => "routing_decision",
             EventKind::ParallelStarted { .. } => "parallel_started",

@@ -114,6 +114,16 @@ pub struct SignalMatcher {
     max_normalized: usize,
     ends: SpanEnds,
     patterns: Option<PatternSet>,
+    /// Each bracket signal's spellings (its name, then its aliases), normalized, by
+    /// signal: what a near miss is measured against ([`super::near_miss`]).
+    spellings: Vec<Vec<Spelling>>,
+}
+
+/// One spelling of a bracket signal, normalized, as text and as characters.
+#[derive(Clone, Debug)]
+pub struct Spelling {
+    pub normalized: Box<str>,
+    pub chars: Box<[char]>,
 }
 
 /// A prefilter on bracket spans. Whatever the level, a span matches a signal only
@@ -189,7 +199,12 @@ impl SignalMatcher {
                         patterns.push((index, regex));
                     }
                 }
-                None => matcher.add_bracket(index, def.name.as_str()),
+                None => {
+                    matcher.add_bracket(index, def.name.as_str());
+                    for alias in &def.aliases {
+                        matcher.add_bracket(index, alias.as_str());
+                    }
+                }
             }
         }
         if !patterns.is_empty() {
@@ -208,7 +223,20 @@ impl SignalMatcher {
         self.ends.add(&normalized);
         self.exact.entry(name.into()).or_default().push(index);
         self.folded.entry(folded.into()).or_default().push(index);
+        if !normalized.is_empty() {
+            let spelling = Spelling { chars: normalized.chars().collect(), normalized: normalized.as_str().into() };
+            let at = index.0 as usize;
+            if self.spellings.len() <= at {
+                self.spellings.resize_with(at + 1, Vec::new);
+            }
+            self.spellings[at].push(spelling);
+        }
         self.normalized.entry(normalized.into()).or_default().push(index);
+    }
+
+    /// The normalized spellings of a bracket signal (none for a pattern signal).
+    pub fn spellings(&self, signal: SignalIndex) -> &[Spelling] {
+        self.spellings.get(signal.0 as usize).map_or(&[], Vec::as_slice)
     }
 
     /// Scans `reply` once and returns every registered signal it contains.

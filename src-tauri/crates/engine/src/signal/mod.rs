@@ -8,6 +8,8 @@
 //! - [`matcher`] compiles a registry once ([`SignalMatcher`]) and scans a reply once
 //!   for all of its signals, reporting for each the level it matched at, where, and
 //!   a pattern signal's payload.
+//! - [`near_miss`] says, for a reply none of whose signals routed, what came close
+//!   (a misspelling, the words without brackets, another agent's signal).
 //!
 //! ```
 //! use crewgraph_engine::signal::{match_signal, MatchLevel};
@@ -17,7 +19,9 @@
 
 pub mod matcher;
 pub mod name;
+pub mod near_miss;
 pub mod registry;
 
 pub use matcher::{match_signal, MatchLevel, ReplyMatches, SignalMatch, SignalMatcher};
+pub use near_miss::{near_misses, MissKind, NearMiss};
 pub use registry::{Behavior, SignalDef, SignalIndex, SignalOrigin, SignalRegistry};

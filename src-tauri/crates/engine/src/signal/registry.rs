@@ -87,6 +87,9 @@ pub struct SignalDef {
     pub deprecated: Option<String>,
     /// Where the entry came from.
     pub origin: SignalOrigin,
+    /// Other spellings that match as the signal does, at the same levels
+    /// (`aliases:`, often a misspelling models keep making).
+    pub aliases: Vec<SignalName>,
 }
 
 /// The priority of a signal that names none.
@@ -106,6 +109,7 @@ impl SignalDef {
             priority: DEFAULT_PRIORITY,
             deprecated: None,
             origin,
+            aliases: Vec::new(),
         }
     }
 

@@ -27,7 +27,12 @@ pub(super) fn build_registry(
     groups: &HashSet<String>,
     report: &mut Report,
 ) -> (SignalRegistry, HashSet<String>) {
-    let mut registry = Registering { registry: SignalRegistry::new(), normalized: HashMap::new(), refused: HashSet::new() };
+    let mut registry = Registering {
+        registry: SignalRegistry::new(),
+        normalized: HashMap::new(),
+        refused: HashSet::new(),
+        rule_aliases: rule_aliases(file),
+    };
     match &file.signals {
         Some(declared) => {
             for (index, entry) in declared.iter().enumerate() {
@@ -36,7 +41,7 @@ pub(super) fn build_registry(
         }
         None => register_implicitly(file, groups, &mut registry, report),
     }
-    let Registering { mut registry, normalized, refused } = registry;
+    let Registering { mut registry, normalized, refused, .. } = registry;
     for builtin in builtins() {
         let shadowed =
             registry.lookup(builtin.name.as_str()).is_some() || normalized.contains_key(&normalize(inner(builtin.name.as_str())));
@@ -47,17 +52,36 @@ pub(super) fn build_registry(
     (registry, refused)
 }
 
-/// A registry being built, with the normalized form of each bracket name in it.
-struct Registering {
+/// A registry being built, with the normalized form of each bracket name (and
+/// alias) in it.
+struct Registering<'f> {
     registry: SignalRegistry,
     normalized: HashMap<String, String>,
     refused: HashSet<String>,
+    /// The aliases the rules give each signal, by its name.
+    rule_aliases: HashMap<String, Vec<&'f Spanned<String>>>,
 }
 
-impl Registering {
-    /// Registers `def`, or reports why it cannot be: the same name twice, or a
-    /// bracket name equal to another after normalization.
-    fn insert(&mut self, def: SignalDef, at: &Spanned<String>, report: &mut Report) {
+/// The aliases each signal's rules give it (`routing.signals.<agent>[].aliases`).
+fn rule_aliases(file: &CrewFile) -> HashMap<String, Vec<&Spanned<String>>> {
+    let mut aliases: HashMap<String, Vec<&Spanned<String>>> = HashMap::new();
+    let Some(rules) = file.routing.as_ref().and_then(|r| r.signals.as_ref()) else { return aliases };
+    for (_, agent_rules) in &rules.0 {
+        for rule in agent_rules {
+            if let Some(name) = rule.signal.as_ref() {
+                aliases.entry(name.to_string()).or_default().extend(rule.aliases.iter());
+            }
+        }
+    }
+    aliases
+}
+
+impl Registering<'_> {
+    /// Registers `def` with the `aliases` written for it (its entry's, then its
+    /// rules'), or reports why it cannot be: the same name twice, or a bracket name
+    /// equal to another after normalization. An alias that is no bracket name, or
+    /// equal to another name or alias after normalization, is reported and left out.
+    fn insert(&mut self, mut def: SignalDef, at: &Spanned<String>, aliases: &[&Spanned<String>], report: &mut Report) {
         let subject = Subject::Signal { signal: def.name.to_string() };
         if self.registry.lookup(def.name.as_str()).is_some() {
             report.at(at.span(), Problem::DuplicateSignal { signal: def.name.to_string() }, subject);
@@ -72,6 +96,26 @@ impl Registering {
                 return;
             }
             self.normalized.insert(key, def.name.to_string());
+            let from_rules = self.rule_aliases.get(def.name.as_str()).cloned().unwrap_or_default();
+            for alias in aliases.iter().chain(&from_rules) {
+                let subject = Subject::Signal { signal: def.name.to_string() };
+                if !is_bracket_name(alias) {
+                    report.at(alias.span(), Problem::InvalidSignalFormat { signal: alias.to_string() }, subject);
+                    continue;
+                }
+                let key = normalize(inner(alias.as_str()));
+                match self.normalized.get(&key) {
+                    // The same alias written twice (on the entry and a rule) is one.
+                    Some(first) if *first == def.name.as_str() && def.aliases.iter().any(|a| normalize(inner(a.as_str())) == key) => {}
+                    Some(first) => {
+                        report.at(alias.span(), Problem::SignalsCollide { first: first.clone(), second: alias.to_string() }, subject);
+                    }
+                    None => {
+                        self.normalized.insert(key, def.name.to_string());
+                        def.aliases.push(SignalName::from(alias.as_str()));
+                    }
+                }
+            }
         }
         self.registry.insert(def);
     }
@@ -82,7 +126,7 @@ fn declare(
     entry: &Spanned<SignalFile>,
     agents: &HashSet<String>,
     groups: &HashSet<String>,
-    registering: &mut Registering,
+    registering: &mut Registering<'_>,
     report: &mut Report,
 ) {
     let Some(name) = entry.name.as_ref() else {
@@ -153,8 +197,10 @@ fn declare(
         priority: entry.priority.unwrap_or(DEFAULT_PRIORITY),
         deprecated: entry.deprecated.clone().map(|note| if note.trim().is_empty() { "no longer in use".into() } else { note }),
         origin: SignalOrigin::Declared,
+        aliases: Vec::new(),
     };
-    registering.insert(def, name, report);
+    let aliases: Vec<&Spanned<String>> = entry.aliases.iter().collect();
+    registering.insert(def, name, &aliases, report);
 }
 
 /// The regex library's one-line reason (its message also draws the pattern).
@@ -175,7 +221,7 @@ pub(super) fn implied_behavior(targets: Option<&Targets>, groups: &HashSet<Strin
     }
 }
 
-fn register_implicitly(file: &CrewFile, groups: &HashSet<String>, registering: &mut Registering, report: &mut Report) {
+fn register_implicitly(file: &CrewFile, groups: &HashSet<String>, registering: &mut Registering<'_>, report: &mut Report) {
     let Some(rules) = file.routing.as_ref().and_then(|r| r.signals.as_ref()) else { return };
     for (_, agent_rules) in &rules.0 {
         for rule in agent_rules {
@@ -188,7 +234,7 @@ fn register_implicitly(file: &CrewFile, groups: &HashSet<String>, registering: &
                 description: rule.description.clone().unwrap_or_default(),
                 ..SignalDef::new(name.as_str(), implied_behavior(rule.target.as_deref(), groups), SignalOrigin::Implicit)
             };
-            registering.insert(def, name, report);
+            registering.insert(def, name, &[], report);
         }
     }
 }

@@ -237,6 +237,15 @@ pub fn every_event_kind() -> Vec<EventKind> {
             target: None,
             payload: None,
         },
+        EventKind::RouteMissed {
+            agent: a.clone(),
+            candidates: vec![crewgraph_engine::signal::NearMiss {
+                signal: "[QUESTION]".into(),
+                found: "[QUESTON «»]".into(),
+                kind: crewgraph_engine::signal::MissKind::Misspelt,
+                distance: 2,
+            }],
+        },
         EventKind::Handoff { from: a.clone(), to: "student".into(), reason: "signal [QUESTION] (exact)".into(), handoff_count: 3 },
         EventKind::RoutingDecision {
             strategy: Strategy::Scoring,
@@ -310,11 +319,12 @@ pub fn variant(kind: &EventKind) -> usize {
         EventKind::ToolProgress { .. } => 17,
         EventKind::ToolApprovalRequested { .. } => 18,
         EventKind::ToolApproval { .. } => 19,
+        EventKind::RouteMissed { .. } => 20,
     }
 }
 
 /// How many variants [`variant`] knows.
-pub const VARIANTS: usize = 20;
+pub const VARIANTS: usize = 21;
 
 /// One message of each shape the history holds.
 pub fn every_message_shape() -> Vec<Message> {

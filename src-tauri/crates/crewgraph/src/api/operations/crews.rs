@@ -1,5 +1,6 @@
 //! The crews of the crews folder: list them, open one, validate one, ask the scoring
-//! router about one, the Simulate scripts that come with one; and signal matching.
+//! router about one, the Simulate scripts that come with one; and signal matching
+//! (one signal, or why a reply of an agent routes or does not).
 
 use crewgraph_engine::diagnostic::Diagnostic;
 use serde::Deserialize;
@@ -9,7 +10,7 @@ use utoipa::ToSchema;
 
 use super::requests::{Nothing, WhichCrew};
 use crate::api::operation::{schema_of, Operation, Route, Schemas};
-use crate::api::{Api, ApiError, ApiErrorCode, CrewDocument, CrewSummary, MatchResult, RouteResult, Validation};
+use crate::api::{Api, ApiError, ApiErrorCode, CrewDocument, CrewSummary, MatchResult, ReplyExplanation, RouteResult, Validation};
 
 /// The crews of the crews folder, for the start view.
 pub struct ListCrews;
@@ -201,5 +202,39 @@ impl Operation for MatchSignal {
 
     async fn call(request: Self, api: &Api) -> Result<MatchResult, ApiError> {
         api.match_signal(&request.signal, &request.content)
+    }
+}
+
+/// Why a reply of one agent would or would not route, and what came close.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ExplainReply {
+    #[schema(example = "exam.yaml")]
+    pub crew: String,
+    /// The agent whose reply it is.
+    #[schema(example = "student")]
+    pub agent: String,
+    /// The reply.
+    #[schema(example = "What is 1/2 + 1/4? [QUESTON]")]
+    pub content: String,
+}
+
+impl Operation for ExplainReply {
+    type Request = Self;
+    const NAME: &'static str = "explain_reply";
+    const SUMMARY: &'static str = "Whether a reply of an agent routes, where, and when it does not, what came close (a misspelt \
+                                   signal, its words without brackets, another agent's signal)";
+    const ROUTE: Option<Route> = Some(Route::post("/crews/{crew}/explain", "signals"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound, ApiErrorCode::InvalidCrew, ApiErrorCode::InvalidInput];
+    type Answer = ReplyExplanation;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<ReplyExplanation>(schemas)
+    }
+
+    async fn call(request: Self, api: &Api) -> Result<ReplyExplanation, ApiError> {
+        let path = api.crew_path(&request.crew)?;
+        api.explain_reply(&path, &request.agent, &request.content).await
     }
 }

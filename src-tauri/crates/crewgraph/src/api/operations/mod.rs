@@ -30,7 +30,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 pub use agents::{AddAgent, ListAgents, RemoveAgent};
-pub use crews::{CrewScripts, CrewsFolder, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
+pub use crews::{CrewScripts, CrewsFolder, ExplainReply, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
 pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews, TryAgent};
 pub use gatekeeper::KeywordGatekeeper;
 pub use models::{
@@ -67,6 +67,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<MatchSignal>();
     // The editor
     visitor.visit::<EditCrew>();
+    visitor.visit::<ExplainReply>();
     visitor.visit::<CrewDisk>();
     visitor.visit::<CheckCrew>();
     visitor.visit::<SaveCrew>();
