@@ -14,7 +14,9 @@ const SIGNALS: usize = 200;
 
 /// A crew whose `writer` has one rule for each of `SIGNALS` signals.
 fn crew() -> crewgraph_engine::Crew {
-    let mut yaml = String::from("entry_point: writer\nagents:\n  - { id: writer }\n  - { id: reader, is_terminal: true }\nrouting:\n  signals:\n    writer:\n");
+    let mut yaml = String::from(
+        "entry_point: writer\nagents:\n  - { id: writer }\n  - { id: reader, is_terminal: true }\nrouting:\n  signals:\n    writer:\n",
+    );
     for i in 0..SIGNALS {
         yaml.push_str(&format!("      - {{ signal: \"[READY FOR STEP {i}]\", target: reader }}\n"));
     }
