@@ -49,7 +49,8 @@ impl Api {
         }
         let found = crew.matcher.scan(content);
         let decision = decide(&crew, &id, content, &found, 0);
-        let mut explanation = ReplyExplanation { signal: None, level: MatchLevel::None, next: next_words(&decision.next), candidates: Vec::new() };
+        let mut explanation =
+            ReplyExplanation { signal: None, level: MatchLevel::None, next: next_words(&decision.next), candidates: Vec::new() };
         for event in decision.events {
             match event {
                 EventKind::SignalMatched { signal, level, .. } => {
