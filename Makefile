@@ -134,6 +134,7 @@ browser-e2e: build test-deps
 ## bench: every benchmark (criterion and the load figures); figures go into BENCHMARKS.md
 bench:
 	cargo bench -p crewgraph-engine --bench matcher
+	cargo bench -p crewgraph-engine --bench near_miss
 	cargo bench -p crewgraph-engine --bench scoring
 	cargo bench -p crewgraph-engine --bench calculator
 	cargo bench -p crewgraph-store
