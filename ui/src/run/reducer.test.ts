@@ -72,6 +72,10 @@ describe("applyRunEvent: each event type", () => {
     const allowed = applyRunEvent(waiting, events([{ type: "tool_approval", call_id: "call-1-0", decision: "allow_once" }], "run-1", 4)[0]);
     expect(allowed.approval).toBeNull();
     expect(allowed.turns[0].tools[0]).toMatchObject({ waiting: false, decision: "allow_once" });
+    // The run goes on: no answer of the person's is made up from the empty input.
+    const going = applyRunEvent(allowed, events([{ type: "resumed", agent: "teacher", input: "" }], "run-1", 5)[0]);
+    expect(going.status).toBe("running");
+    expect(going.answers).toEqual([]);
     const done = applyRunEvent(allowed, events([{ type: "tool_result", agent: "teacher", name: "files.write_file", result: "ok" }], "run-1", 5)[0]);
     expect(toolAtWork(done, "teacher")).toBeNull();
   });

@@ -440,7 +440,9 @@ function fold(state: RunView, event: RunEvent): RunView {
         result: null,
         paused: null,
         agents,
-        answers: [...s.answers, { agent: event.agent, input: event.input, seq: event.seq, timestamp: event.timestamp }],
+        // An empty input is no answer: the run went on after an approval, or from
+        // where it was interrupted (a paused run is only resumed with words).
+        answers: event.input === "" ? s.answers : [...s.answers, { agent: event.agent, input: event.input, seq: event.seq, timestamp: event.timestamp }],
       };
     }
     case "warning":
