@@ -23,6 +23,9 @@
 //!    strategies), and stores the step before the next begins; everything it does
 //!    is a [`run::RunEvent`].
 //!
+//! [`coverage`] asks of a crew whether a run can take each of its arrows (a
+//! Simulate scenario per arrow) and reads how often runs took them.
+//!
 //! The editor goes the other way: [`file::spec`] holds a crew as JSON for the
 //! window and writes it back as YAML, checked by the same loader
 //! ([`load::load_spec_value`]).
@@ -55,6 +58,7 @@
 //! assert!(view.edges.iter().any(|e| e.label == "[QUESTION]"));
 //! ```
 
+pub mod coverage;
 pub mod crew;
 pub mod diagnostic;
 pub mod file;
