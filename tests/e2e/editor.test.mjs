@@ -2,7 +2,9 @@
 // window.test.mjs): build a three-agent crew on an empty canvas with the agent form
 // and edge drawing — a parallel group and a termination edge among them — watch a
 // problem appear and go away, save, reopen, and compare the YAML with the expected
-// file. Then the frame rate of panning and zooming a 1,000-agent crew.
+// file; its history: a second save, the two revisions compared on the canvas, the
+// first restored and the restoring undone. Then the frame rate of panning and
+// zooming a 1,000-agent crew.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
@@ -183,6 +185,79 @@ test("undo and redo walk back and forth through edits, and delete takes an agent
   await session.waitFor(async () => (await names()).includes("Reporter"), { message: "the reporter back (undo)" });
   // Undone back to the saved crew: nothing unsaved (the dot goes with the same update).
   await session.waitFor(async () => (await unsaved()) === 0, { message: "no unsaved changes after undoing back to the saved crew" });
+});
+
+/** Waits until the page as it is now has been drawn, so a screenshot shows it. */
+const drawn = () =>
+  session.call("POST", "/execute/async", { script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(true), 0)));", args: [] });
+
+/** A screenshot at 1440×900, and one of the page drawn at 200 % zoom. */
+async function wideAndZoomed(name) {
+  await session.call("POST", "/window/rect", { width: 1440, height: 900 });
+  await drawn();
+  await session.screenshot(`${OUT}/${name}-1440x900.png`);
+  await session.execute(`document.documentElement.style.zoom = "2"`);
+  try {
+    await drawn();
+    await session.screenshot(`${OUT}/${name}-200.png`);
+  } finally {
+    await session.execute(`document.documentElement.style.zoom = ""`);
+  }
+}
+
+test("the crew's history lists each save with what changed, compares two revisions on the canvas and restores one as an undoable edit", async () => {
+  const lab = `${CREWS}/lab.yaml`;
+  const names = () => session.texts(".canvas .react-flow__node-agent .agent-name");
+  // A second revision: a critic the teacher sends work to with [REVISE], and the
+  // teacher's instructions written, saved.
+  await addAgent("critic", "Critic", "Reads it closely");
+  await fitAll();
+  await connect("teacher", "agent:critic", "[REVISE]");
+  await session.click('.react-flow__node[data-id="agent:teacher"]');
+  await session.waitFor(async () => (await inspected()).includes("Teacher"), { message: "the teacher selected, in the inspector" });
+  await typeInto(await field(".ins", "Instructions"), "Ask one question at a time, and send any answer that is unclear to the critic with [REVISE].");
+  await session.keys("\uE004"); // Tab: the field applies when it is left
+  await session.keys(CONTROL, "s");
+  await session.waitFor(async () => (await session.find(".dirty-dot")).length === 0, { message: "the save (the unsaved dot to go)" });
+
+  await session.click('.file-actions button[aria-pressed]');
+  await session.visible(".history-item", { count: 2 });
+  const items = () => session.execute(`return [...document.querySelectorAll('.history-item')].map((i) => [i.dataset.revision, i.querySelector('.history-changes').textContent])`);
+  const [[newest, changed], [oldest, first]] = await items();
+  assert.deepEqual([newest, oldest], ["2", "1"], "newest first");
+  assert.match(changed, /Added agent Critic/);
+  assert.match(changed, /Added Teacher's route \[REVISE\] to Critic/);
+  assert.match(changed, /Set Teacher's instructions|Changed Teacher's instructions/);
+  assert.match(first, /The first revision kept/);
+  await wideAndZoomed("16-editor-history");
+
+  // The two newest are ticked: one click compares them, over the canvas.
+  await session.click(".history-compare");
+  await session.visible('.revision-compare .react-flow__node[data-id="agent:critic"].diff-added');
+  await session.waitFor(async () => (await session.find(".revision-compare .react-flow__edge.diff-added")).length === 1, { message: "the new [REVISE] arrow marked added" });
+  const all = (css) => session.execute(`return [...document.querySelectorAll(arguments[0])].map((e) => e.textContent)`, [css]);
+  const sentences = await all(".revision-compare .compare-sentences li");
+  assert.ok(sentences.includes("Added agent Critic") && sentences.includes("Added Teacher's route [REVISE] to Critic"), JSON.stringify(sentences));
+  assert.deepEqual(await all(".revision-compare .text-diff figcaption"), ["Teacher's instructions"], JSON.stringify(sentences));
+  assert.deepEqual(await all(".revision-compare .text-diff ins"), ["+Ask one question at a time, and send any answer that is unclear to the critic with [REVISE].\n"]);
+  await session.execute(`document.querySelector('.revision-compare .text-diff').scrollIntoView({ block: "nearest" })`);
+  await session.waitForStable(() => session.execute(`return document.querySelector('.revision-compare .react-flow__viewport')?.style.transform ?? ''`), { message: "the compared graph fitted" });
+  await wideAndZoomed("17-editor-revisions-compared");
+  await session.click(".compare-header .primary"); // Close the comparison
+  await session.waitFor(async () => (await session.find(".revision-compare")).length === 0, { message: "the comparison to close" });
+
+  // Restore revision 1: the critic goes, as one edit Undo takes back.
+  await session.click('.history-item[data-revision="1"] .history-restore');
+  await session.waitFor(async () => !(await names()).includes("Critic"), { message: "the critic to go (revision 1 restored)" });
+  assert.equal((await session.find(".dirty-dot")).length, 1, "a restored revision is an unsaved change");
+  assert.match((await session.texts(".history-said"))[0], /Revision 1 is back in the editor/);
+  await session.screenshot(`${OUT}/18-editor-restored.png`);
+  await session.keys(CONTROL, "z");
+  await session.waitFor(async () => (await names()).includes("Critic"), { message: "the critic back (undo)" });
+  await session.waitFor(async () => (await session.find(".dirty-dot")).length === 0, { message: "back to the saved crew" });
+  await session.click(".history-header button");
+  await session.visible(".ins");
+  assert.match(await readFile(lab, "utf8"), /id: critic/, "the file is revision 2, as saved");
 });
 
 test("a 1,000-agent crew pans and zooms smoothly", async () => {

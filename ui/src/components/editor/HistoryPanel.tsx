@@ -58,6 +58,7 @@ export function HistoryPanel({ crew, onClose }: Props) {
   };
 
   const restore = async (revision: number) => {
+    setSaid(null);
     try {
       const kept = await backend.openRevision(crew, revision);
       const result = editorStore.getState().edit(`restore revision ${revision}`, restoreRevision(kept.spec));

@@ -10,8 +10,9 @@ import {
   Panel,
   ReactFlow,
   ReactFlowProvider,
+  useReactFlow,
 } from "@xyflow/react";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { Change } from "../../bindings/Change";
 import type { CrewDiff } from "../../bindings/CrewDiff";
 import type { RevisionDiff } from "../../bindings/RevisionDiff";
@@ -84,6 +85,17 @@ function Compare({ compared, placed, onClose }: Props) {
     };
   }, [graph, placed]);
 
+  // Fitted again whenever its room changes (the window resized, the page zoomed).
+  const { fitView } = useReactFlow();
+  const room = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const box = room.current;
+    if (!box || !layout || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => void fitView({ padding: 0.12 }));
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, [fitView, layout]);
+
   const flow = useMemo(() => {
     if (!layout) return { nodes: [] as CrewNode[], edges: [] as CrewEdge[] };
     const arrows = drawArrows({ view: graph, positions: layout.positions, direction: layout.direction, layout: layout.routes, labels });
@@ -103,11 +115,11 @@ function Compare({ compared, placed, onClose }: Props) {
           Revision {compared.from} → revision {compared.to}
         </h2>
         <button type="button" className="primary" onClick={onClose}>
-          Back to editing
+          Close the comparison
         </button>
       </header>
       <div className="compare-body">
-        <div className="compare-canvas" role="region" aria-label="Both revisions drawn as one graph">
+        <div className="compare-canvas" role="region" aria-label="Both revisions drawn as one graph" ref={room}>
           {layout && (
             <ReactFlow<CrewNode, CrewEdge>
               nodes={flow.nodes}
