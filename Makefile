@@ -137,6 +137,7 @@ bench:
 	cargo bench -p crewgraph-engine --bench near_miss
 	cargo bench -p crewgraph-engine --bench scoring
 	cargo bench -p crewgraph-engine --bench calculator
+	cargo bench -p crewgraph-engine --bench diff
 	cargo bench -p crewgraph-store
 	@scripts/install-mcp-servers.sh
 	cargo bench -p crewgraph-mcp --bench tools
