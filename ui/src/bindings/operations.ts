@@ -9,6 +9,7 @@ import type { CheckSignalName } from "./CheckSignalName";
 import type { CompareRevisions } from "./CompareRevisions";
 import type { CrewDocument } from "./CrewDocument";
 import type { CrewSummary } from "./CrewSummary";
+import type { CrewTest } from "./CrewTest";
 import type { CrewTools } from "./CrewTools";
 import type { CrewYaml } from "./CrewYaml";
 import type { EditableCrew } from "./EditableCrew";
@@ -52,6 +53,7 @@ import type { ServerTools } from "./ServerTools";
 import type { SetApiKey } from "./SetApiKey";
 import type { SetModelServers } from "./SetModelServers";
 import type { StartRun } from "./StartRun";
+import type { TestCrew } from "./TestCrew";
 import type { ToolServerView } from "./ToolServerView";
 import type { TriedReply } from "./TriedReply";
 import type { TryAgent } from "./TryAgent";
@@ -81,6 +83,8 @@ export type Operations = {
   match_signal: { request: MatchSignal; answer: MatchResult; errors: "invalid_input" };
   /** Whether a reply of an agent routes, where, and when it does not, what came close (a misspelt signal, its words without brackets, another agent's signal) */
   explain_reply: { request: ExplainReply; answer: ReplyExplanation; errors: "not_found" | "invalid_crew" | "invalid_input" };
+  /** Route coverage: without probes, one Simulate run per arrow (no model called) and which arrows no run can take, with why; with probes, each request on a real model and how often each arrow was taken (CrewTest). Probes on a model can take longer than a request may: run those with `crewgraph test` */
+  test_crew: { request: TestCrew; answer: CrewTest; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
   /** Opens a crew for editing: its spec, the engine's verdict, the saved positions (EditableCrew) */
   edit_crew: { request: WhichCrew; answer: EditableCrew; errors: "not_found" | "invalid_input" };
   /** The fingerprint of the crew's files as they are now (compare with EditableCrew.disk) */
@@ -193,6 +197,7 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   crews_folder: null,
   match_signal: { method: "POST", path: "/match", status: 200 },
   explain_reply: { method: "POST", path: "/crews/{crew}/explain", status: 200 },
+  test_crew: { method: "POST", path: "/crews/{crew}/test", status: 200 },
   edit_crew: { method: "GET", path: "/crews/{crew}/edit", status: 200 },
   crew_disk: { method: "GET", path: "/crews/{crew}/disk", status: 200 },
   check_crew: { method: "POST", path: "/editor/check", status: 200 },

@@ -18,6 +18,8 @@
 
 mod agents;
 mod batches;
+mod coverage;
+mod coverage_report;
 mod crews;
 mod database;
 mod editor;
@@ -52,6 +54,8 @@ use crewgraph_mcp::McpHost;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
 pub use batches::{forward_batches, RunBatch, WatchEnd, BATCH_WINDOW};
+pub use coverage::ProbesText;
+pub use coverage_report::{AgentCoverage, ArrowCoverage, CrewTest, ProbeResult, ScenarioResult, TestMode};
 pub use database::database_path;
 pub use editor::{CheckCrew, EditableCrew, Position, RecentCrew, SaveCrew, SavedCrew, RECENT_CREWS};
 pub use error::{ApiError, ApiErrorCode};

@@ -14,6 +14,7 @@ mod runs_cmd;
 mod serve_cmd;
 mod store;
 pub(crate) mod terminal;
+mod test_cmd;
 mod transcript;
 mod validate;
 
@@ -39,6 +40,7 @@ Examples:
   crewgraph run crews/exam.yaml --input 'Start the exam' --script crews/scripts/exam.yaml
                                                simulate a run with scripted replies
   crewgraph runs                               the runs so far, with their status
+  crewgraph test crews/exam.yaml               can a run take every arrow? (Simulate, no model)
   crewgraph revisions crews/exam.yaml          the crew's revisions, what changed in each, their runs
   crewgraph diff crews/exam.yaml 1 2           what changed from revision 1 to revision 2
   crewgraph validate crews/*.yaml crews/go-quiz check several (a folder with crew.yaml counts as one crew)
@@ -128,6 +130,34 @@ enum Command {
         reason: Option<String>,
         #[command(flatten)]
         run: RunFlags,
+    },
+    /// Route coverage: whether every arrow of a crew can be taken. Without probes,
+    /// one Simulate run per arrow (scripted replies that take it, then finish; no
+    /// model called) and, for an arrow no run can take, why. With probes (a YAML
+    /// file of requests, each optionally with the final_agent or status expected),
+    /// each request on a real model, and how often each arrow was taken, how often
+    /// an agent's reply had none of its signals, loops, handoffs and cost per run.
+    /// Exits 0 when every arrow was taken and every scenario (or expectation) held, 1
+    /// otherwise.
+    #[command(after_help = TEST_EXAMPLES)]
+    Test {
+        /// The crew file or crew folder.
+        #[arg(value_name = "CREW")]
+        crew: PathBuf,
+        /// Run these requests on a real model instead of the Simulate scenarios.
+        #[arg(long, value_name = "FILE")]
+        probes: Option<PathBuf>,
+        /// With --probes: the model every agent uses (a named model, provider/model, or
+        /// local); otherwise each its own.
+        #[arg(long, value_name = "M", requires = "probes")]
+        model: Option<String>,
+        /// The report as one JSON document instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// The database file holding models and runtime agents (default: crewgraph.db
+        /// in your data folder, or $CREWGRAPH_DB). The test's own runs are not kept.
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
     },
     /// List the stored runs, newest first, with their status.
     Runs {
@@ -374,6 +404,20 @@ impl RunFlags {
     }
 }
 
+const TEST_EXAMPLES: &str = "\
+Examples:
+  crewgraph test crews/exam.yaml                        every arrow taken in Simulate? (no model called)
+  crewgraph test crews/exam.yaml --json                 the same as one JSON document
+  crewgraph test crews/exam.yaml --probes probes.yaml --model local
+                                                        each probe on the local model
+A probes file:
+  probes:
+    - Start the exam
+    - input: Ask one question, then stop
+      final_agent: teacher      # optional: who has the last word
+      status: terminated        # optional: how the run ends
+      repeat: 3                 # optional: run it 3 times";
+
 const SERVE_EXAMPLES: &str = "\
 Examples:
   crewgraph serve                                    http://127.0.0.1:7878 on the crews in ./crews
@@ -415,6 +459,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 (false, false) => ToolDecision::AllowOnce,
             };
             Ok(run_cmd::approve(&run_id, &call_id, decision, reason.as_deref(), run.into_args()))
+        }
+        Command::Test { crew, probes, model, json, db } => {
+            Ok(test_cmd::run(test_cmd::TestArgs { crew: &crew, probes: probes.as_deref(), model, json, db: db.as_deref() }))
         }
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),

@@ -20,7 +20,7 @@ const WINDOW: u64 = 8192;
 
 /// One local-model run at a time: each starts a llama-server of its own, and two
 /// side by side on a 2-core machine make both too slow for the crews' time limits.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Runs `crew` on the local model with `input`; its events, one JSON value each.
 fn run_locally(sandbox: &Sandbox, crew: &str, input: &str) -> Vec<serde_json::Value> {

@@ -8,6 +8,8 @@
 //! databases (`bad_db`) and the JSON shapes of run, replay and runs (`shapes`).
 //! Real models (`models`): runs on the local model, `crewgraph models`, API keys; a
 //! person's first run (`first_run`): the examples on the local model to a final status.
+//! Route coverage (`coverage`): `crewgraph test` on every example crew, broken
+//! probes files, probes on the local model.
 //! Routing (`routing`): `crewgraph route` and runtime agents (`crewgraph agents`); the
 //! `RouteDecider` conformance suite both deciders pass (`deciders`).
 //! Editing (`editor`): the window editor's open, check, save and export through the API;
@@ -30,6 +32,7 @@ mod bad_db;
 mod bad_runs;
 mod batches;
 mod chaos;
+mod coverage;
 mod crash;
 mod deciders;
 mod e2e;

@@ -19,6 +19,7 @@ mod requests;
 mod revisions;
 mod run_request;
 mod runs;
+mod testing;
 mod tools;
 
 use std::any::TypeId;
@@ -43,6 +44,7 @@ pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
     StepRun, TypeReply,
 };
+pub use testing::TestCrew;
 pub use tools::{CheckToolServer, CrewTools, ImportToolServers, ListToolServers, PutToolServer, RemoveToolServer, WhichToolServer};
 
 use super::operation::Operation;
@@ -68,6 +70,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     // The editor
     visitor.visit::<EditCrew>();
     visitor.visit::<ExplainReply>();
+    visitor.visit::<TestCrew>();
     visitor.visit::<CrewDisk>();
     visitor.visit::<CheckCrew>();
     visitor.visit::<SaveCrew>();

@@ -16,7 +16,8 @@
 //! - `fuzz`: arbitrary bodies to every route that takes one: never a 5xx, always
 //!   `{code, message}`;
 //! - `gatekeeper`: `POST /gatekeeper`, the server as a crew's gatekeeper service;
-//! - `revisions`: a crew's revisions — listed with their runs, compared, read back.
+//! - `revisions`: a crew's revisions — listed with their runs, compared, read back;
+//! - `testing`: a crew's route coverage (`POST /crews/{crew}/test`).
 
 mod editor;
 mod events;
@@ -27,6 +28,7 @@ mod revisions;
 mod routes;
 mod security;
 mod slow;
+mod testing;
 
 use std::path::PathBuf;
 use std::sync::Arc;

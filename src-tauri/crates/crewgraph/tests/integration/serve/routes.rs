@@ -30,6 +30,8 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/crews/{crew}", vec!["get"]),
         ("/crews/{crew}/validation", vec!["get"]),
         ("/crews/{crew}/route", vec!["post"]),
+        ("/crews/{crew}/test", vec!["post"]),
+        ("/crews/{crew}/explain", vec!["post"]),
         ("/crews/{crew}/agents", vec!["get", "post"]),
         ("/crews/{crew}/agents/{id}", vec!["delete"]),
         ("/match", vec!["post"]),
