@@ -14,6 +14,7 @@ import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
 import type { CrewSummary } from "../bindings/CrewSummary";
+import type { CrewTest } from "../bindings/CrewTest";
 import type { EditableCrew } from "../bindings/EditableCrew";
 import type { FoundServer } from "../bindings/FoundServer";
 import type { ModelCheck } from "../bindings/ModelCheck";
@@ -131,6 +132,9 @@ export interface Backend {
   runEvents(runId: string): Promise<RunEvent[]>;
   /** Scripts for Simulate mode that come with the crew (`scripts/<name>.yaml` beside it). */
   crewScripts(crewPath: string): Promise<string[]>;
+  /** Route coverage of the saved crew: one Simulate run per arrow (no model called),
+   * how often each arrow was taken, and why no run can take the others. */
+  testCrew(crewPath: string): Promise<CrewTest>;
   /** Asks the person for a replies script (Simulate mode); null when they cancel. */
   pickScript(): Promise<string | null>;
   /** Simulate mode by hand: `agent`'s reply in a run started (or resumed) with

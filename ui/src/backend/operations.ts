@@ -81,6 +81,7 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     runCrew: async (id) => (await call("get_run", { id })).crew,
     runEvents: (id) => call("run_events", { id }),
     crewScripts: (crew) => call("crew_scripts", { crew }),
+    testCrew: (crew) => call("test_crew", { crew }),
     typeReply: (id, agent, text) => call("type_reply", { id, agent, text }),
     stepRun: (id) => call("step_run", { id }),
     tryAgent: (request) => call("try_agent", request),

@@ -12,6 +12,8 @@ import type { CrewEdge } from "../../graph/toFlow";
 import { ProblemBadge } from "../ProblemBadge";
 import { unknownNode } from "../../graph/refs";
 import { useEdgeRunInfo } from "../run/useRunGraph";
+import { heatStroke } from "../../run/coverage";
+import { useArrowHeat } from "../../run/coverageStore";
 import { MenuContext } from "../editor/menuTarget";
 import { SelectionContext } from "../selection";
 
@@ -20,6 +22,8 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   const select = useContext(SelectionContext);
   const openMenu = useContext(MenuContext);
   const run = useEdgeRunInfo(data?.source ?? unknownNode, data?.target ?? unknownNode);
+  // While the Test tab is open: painted by how often the test's runs took it.
+  const heat = useArrowHeat(data?.view.id);
   if (!data) return null;
   const route = data.route;
   let path: string;
@@ -43,16 +47,16 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
         path={path}
         markerEnd={markerEnd}
         interactionWidth={16}
-        style={{
-          stroke: data.color,
-          strokeWidth: selected ? 3 : 1.8,
-          strokeDasharray: data.dashed ? "6 5" : undefined,
-        }}
+        style={
+          heat
+            ? heatStroke(heat, selected ?? false)
+            : { stroke: data.color, strokeWidth: selected ? 3 : 1.8, strokeDasharray: data.dashed ? "6 5" : undefined }
+        }
       />
       <EdgeLabelRenderer>
         <button
           type="button"
-          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}${run.pulse ? " run-pulse" : ""}`}
+          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}${run.pulse ? " run-pulse" : ""}${heat ? ` coverage-${heat}` : ""}`}
           style={{
             transform: `translate(-50%, -50%) translate(${label.x}px, ${label.y}px)`,
             borderColor: badge?.severity === "error" ? undefined : data.color,

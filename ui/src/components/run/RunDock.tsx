@@ -1,6 +1,7 @@
 // The bottom region while a crew is open (UX.md): the run panel on the left, the
-// transcript in the middle, and on the right the delegation tracker or what the run
-// cost (two tabs: Handoffs, Usage), under a status line that says in plain words
+// transcript in the middle, and on the right the delegation tracker, what the run
+// cost, or the crew's route coverage (three tabs: Handoffs, Usage, Test — TestView
+// paints the canvas's arrows by it while open), under a status line that says in plain words
 // where the run stands ("Finished: Reporter said [END]", "Stopped after 4 transfers,
 // the most this crew allows", "Failed at Host: nothing answers at … Start the model
 // server, …"), Try one agent (a chat with one agent alone), and Export recording
@@ -28,6 +29,7 @@ import { ReplayBar } from "./ReplayBar";
 import { ResizeHandle } from "./ResizeHandle";
 import { RunPanel } from "./RunPanel";
 import { runTone } from "./runClasses";
+import { TestView } from "./TestView";
 import { exportRecording } from "./runActions";
 import { Tracker } from "./Tracker";
 import { Transcript } from "./Transcript";
@@ -37,7 +39,7 @@ import { usePanelRoom } from "./usePanelRoom";
 // The Usage tab's charts (chart.js) load when it is first opened, not with the window.
 const UsageView = lazy(() => import("./UsageView").then((module) => ({ default: module.UsageView })));
 
-type Tab = "transcript" | "handoffs" | "usage";
+type Tab = "transcript" | "handoffs" | "usage" | "test";
 
 /** Below this width the dock has two columns: the panel, and the rest as tabs. */
 const WIDE = 1000;
@@ -80,7 +82,7 @@ export function RunDock({ crewPath, crewValid, unsaved = false }: RunDockProps) 
   const side: Tab = wide && tab === "transcript" ? "handoffs" : tab;
   const words = view ? statusWords(view, names) : "Ready to run";
   const tone = view ? runTone(view.status) : "idle";
-  const tabs = wide ? (["handoffs", "usage"] as const) : (["transcript", "handoffs", "usage"] as const);
+  const tabs = wide ? (["handoffs", "usage", "test"] as const) : (["transcript", "handoffs", "usage", "test"] as const);
   return (
     <section ref={dock} className={`run-dock${open ? "" : " collapsed"}${wide ? "" : " narrow"}`} aria-label="Run" style={open ? { height } : undefined}>
       {open && (
@@ -128,7 +130,15 @@ export function RunDock({ crewPath, crewValid, unsaved = false }: RunDockProps) 
                 <SideTab key={t} tab={t} current={side} onSelect={setTab} />
               ))}
             </div>
-            {side === "transcript" ? <Transcript /> : side === "handoffs" ? <Tracker /> : <Usage />}
+            {side === "test" ? (
+              <TestView crewPath={crewPath} crewValid={crewValid} unsaved={unsaved} />
+            ) : side === "transcript" ? (
+              <Transcript />
+            ) : side === "handoffs" ? (
+              <Tracker />
+            ) : (
+              <Usage />
+            )}
           </div>
         </div>
       </div>
@@ -148,6 +158,7 @@ const TAB_WORDS: Record<Tab, { label: string; title: string }> = {
   transcript: { label: "Transcript", title: "What each agent wrote" },
   handoffs: { label: "Handoffs", title: "Who handed the work to whom, and why" },
   usage: { label: "Usage", title: "Tokens and time, per agent and for the run" },
+  test: { label: "Test", title: "Can a run take every arrow? Simulated runs, no model called" },
 };
 
 function SideTab({ tab, current, onSelect }: { tab: Tab; current: Tab; onSelect: (tab: Tab) => void }) {
