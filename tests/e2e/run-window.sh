@@ -37,7 +37,7 @@ node "$root/tests/e2e/generate-crew.mjs" 1000 >"$big/generated-1000.yaml"
 # it runs after the others, against a database and a tauri-driver of its own.
 names=("$@")
 if ((${#names[@]} == 0)); then
-  names=(window editor runs simulate speed runside canvas tools start)
+  names=(window editor runs simulate speed runside canvas tools coverage start)
 fi
 shared=()
 own=()
