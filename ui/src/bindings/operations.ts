@@ -53,6 +53,7 @@ import type { ServerTools } from "./ServerTools";
 import type { SetApiKey } from "./SetApiKey";
 import type { SetModelServers } from "./SetModelServers";
 import type { StartRun } from "./StartRun";
+import type { StepContext } from "./StepContext";
 import type { TestCrew } from "./TestCrew";
 import type { ToolServerView } from "./ToolServerView";
 import type { TriedReply } from "./TriedReply";
@@ -63,6 +64,7 @@ import type { WhichCrew } from "./WhichCrew";
 import type { WhichModel } from "./WhichModel";
 import type { WhichRevision } from "./WhichRevision";
 import type { WhichRun } from "./WhichRun";
+import type { WhichStep } from "./WhichStep";
 import type { WhichToolServer } from "./WhichToolServer";
 
 /** Every operation: what it takes, what it answers, the error codes it may answer. */
@@ -155,6 +157,8 @@ export type Operations = {
   start_run: { request: StartRun; answer: RunAccepted; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
   /** One run, whether it is going on here, and its crew */
   get_run: { request: WhichRun; answer: RunDetail; errors: "not_found" | "store" | "invalid_input" };
+  /** What the agents of one step of a run were given: for each model call, the system prompt (its signal paragraph included), the messages shown, those the context window cut, and the tokens (`not_found`: no such run or turn, or a run recorded before this was kept) */
+  step_context: { request: WhichStep; answer: StepContext; errors: "not_found" | "store" | "invalid_input" };
   /** Resumes a paused run with the person's answer, or an interrupted one from its last stored step (one resume of a run at a time: the second gets `conflict`) */
   resume_run: { request: ResumeRun; answer: RunAccepted; errors: "not_found" | "conflict" | "invalid_crew" | "store" | "invalid_input" };
   /** Answers a tool call a run waits on (its `tool_approval_requested` event): allow it once, for the rest of the run, or deny it; the run goes on in the background (`not_found`: the run waits on no such call) */
@@ -233,6 +237,7 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   list_runs: { method: "GET", path: "/runs", status: 200 },
   start_run: { method: "POST", path: "/runs", status: 202 },
   get_run: { method: "GET", path: "/runs/{id}", status: 200 },
+  step_context: { method: "GET", path: "/runs/{id}/context", status: 200 },
   resume_run: { method: "POST", path: "/runs/{id}/resume", status: 202 },
   approve_tool_call: { method: "POST", path: "/runs/{id}/approvals/{call_id}", status: 202 },
   cancel_run: { method: "POST", path: "/runs/{id}/cancel", status: 202 },

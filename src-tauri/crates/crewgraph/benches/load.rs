@@ -260,6 +260,9 @@ impl RunStore for Discard {
     async fn claim(&self, _: &RunId, _: &[RunStatus]) -> Result<bool, StoreError> {
         Ok(false)
     }
+    async fn contexts(&self, _: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
+        Ok(None)
+    }
 }
 
 /// Runs this bench again with `LOAD_PART=part` and reads the number it prints.

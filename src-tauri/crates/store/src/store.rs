@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use crewgraph_engine::ids::RunId;
+use crewgraph_engine::run::seen::AgentContext;
 use crewgraph_engine::run::{RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Timestamp};
 use rusqlite::Connection;
 
@@ -128,6 +129,15 @@ impl RunStore for SqliteStore {
                 )));
             }
             Ok(Some(StoredRun { record, snapshot, history }))
+        })
+        .await
+    }
+
+    async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError> {
+        let id = id.clone();
+        self.read(format!("read what the agents of run '{id}' were given"), move |conn| {
+            let number = runs::number(conn, &id)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+            steps::contexts(conn, number)
         })
         .await
     }

@@ -70,8 +70,6 @@ enum Command {
         /// list of {"matched", "level"} answers, one per case.
         #[arg(long)]
         json: bool,
-    },
-    /// Run a crew on an input and print what happens: who worked, what they said, who
         /// Say why the reply (--content), as a reply of --agent in --crew, routes or
         /// does not, and what came close: a misspelt signal, its words without
         /// brackets, another agent's signal. Exit 0 when it routes, 1 when not.
@@ -83,6 +81,8 @@ enum Command {
         /// With --explain: whose reply it is.
         #[arg(long, value_name = "ID", requires = "explain")]
         agent: Option<String>,
+    },
+    /// Run a crew on an input and print what happens: who worked, what they said, who
     /// handed to whom and why. Exits 0 unless the run failed. Ctrl-C stops the run.
     Run {
         /// The crew file or crew folder.
@@ -174,6 +174,26 @@ enum Command {
         #[arg(value_name = "RUN_ID")]
         run_id: String,
         /// One JSON object per event and line.
+        #[arg(long)]
+        json: bool,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
+    /// What the agents of one step of a stored run were given: the exact
+    /// instructions (with the signal paragraph), the messages shown, what the context
+    /// window cut, and the tokens. The steps are the [N] of `crewgraph replay`.
+    Context {
+        /// The run's id (see `crewgraph runs`).
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// The step.
+        #[arg(long, value_name = "N")]
+        step: u32,
+        /// Only this agent's calls (a parallel group's step has several).
+        #[arg(long, value_name = "ID")]
+        agent: Option<String>,
+        /// One JSON document instead of text.
         #[arg(long)]
         json: bool,
         /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
@@ -449,6 +469,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate { files } => Ok(validate::run(&files)),
         Command::Match { json: true, .. } => match_cmd::run_json(std::io::stdin().lock()),
+        Command::Match { explain: true, crew, agent, content, .. } => Ok(match_cmd::explain(
+            &crew.unwrap_or_default(),
+            &agent.unwrap_or_default(),
+            &content.unwrap_or_default(),
+        )),
         Command::Match { signal, content, .. } => Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default())),
         Command::Run { file, input, agent, run } => Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, ..run.into_args() })),
         Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
@@ -465,6 +490,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Runs { json, db } => Ok(runs_cmd::list(db.as_deref(), json)),
         Command::Replay { run_id, json, db } => Ok(runs_cmd::replay(&run_id, db.as_deref(), json)),
+        Command::Context { run_id, step, agent, json, db } => Ok(runs_cmd::context(&run_id, step, agent.as_deref(), db.as_deref(), json)),
         Command::Revisions { crew, json, db } => Ok(revisions_cmd::list(&crew, db.as_deref(), json)),
         Command::Diff { crew, from, to, to_crew, json, db } => {
             Ok(revisions_cmd::diff(&crew, from, to, to_crew.as_deref(), db.as_deref(), json))
@@ -493,8 +519,3 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }),
     }
 }
-        Command::Match { explain: true, crew, agent, content, .. } => Ok(match_cmd::explain(
-            &crew.unwrap_or_default(),
-            &agent.unwrap_or_default(),
-            &content.unwrap_or_default(),
-        )),

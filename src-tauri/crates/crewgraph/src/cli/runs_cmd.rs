@@ -1,5 +1,6 @@
-//! `crewgraph runs` (the stored runs with their status) and `crewgraph replay`
-//! (a stored run's events, as a transcript or JSON lines).
+//! `crewgraph runs` (the stored runs with their status), `crewgraph replay` (a
+//! stored run's events, as a transcript or JSON lines) and `crewgraph context` (what
+//! the agents of one step were given).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -60,6 +61,63 @@ pub fn replay(id: &str, db: Option<&Path>, json: bool) -> ExitCode {
         }
         Ok(Some(events)) => {
             Printer::new(json).print_all(&events);
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            tell!("crewgraph: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `crewgraph context`: what the agents of step `step` of run `id` were given.
+pub fn context(id: &str, step: u32, agent: Option<&str>, db: Option<&Path>, json: bool) -> ExitCode {
+    let run = RunId::from(id);
+    let agent_owned = agent.map(str::to_owned);
+    match in_runtime(db, |api| async move { api.step_context(&run, step, agent_owned.as_deref()).await }) {
+        Ok(None) => {
+            tell!("crewgraph: there is no run '{id}' (there is no database yet)");
+            ExitCode::FAILURE
+        }
+        Ok(Some(seen)) if json => match serde_json::to_string(&seen) {
+            Ok(line) => {
+                say!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                tell!("crewgraph: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Ok(Some(seen)) => {
+            let count = seen.calls.len();
+            for (index, call) in seen.calls.iter().enumerate() {
+                let window = call.window.map(|w| format!(" of a {w}-token window")).unwrap_or_default();
+                say!("Step {} · {} · call {} of {count}", seen.step, call.agent, index + 1);
+                say!("  tokens: {} sent{window} (about {} for the instructions)", call.tokens, call.prompt_tokens);
+                if !call.cut.is_empty() {
+                    say!("  cut by the context window: {} earlier messages (about {} tokens)", call.cut.len(), call.cut_tokens);
+                }
+                say!("  instructions:");
+                for line in call.system_prompt.lines() {
+                    say!("    {line}");
+                }
+                say!("  messages:");
+                for message in &call.messages {
+                    let who = match (message.role, &message.agent) {
+                        (crewgraph_engine::run::Role::User, _) => "person".to_owned(),
+                        (_, Some(agent)) => agent.to_string(),
+                        (role, None) => format!("{role:?}").to_lowercase(),
+                    };
+                    let calls: Vec<String> = message.tool_calls.iter().map(|c| format!("{} {}", c.name, c.arguments)).collect();
+                    let text = if calls.is_empty() { message.content.clone() } else { format!("{} [calls {}]", message.content, calls.join(", ")) };
+                    let mut lines = text.lines();
+                    say!("    [{who}] {}", lines.next().unwrap_or_default());
+                    for line in lines {
+                        say!("      {line}");
+                    }
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(error) => {

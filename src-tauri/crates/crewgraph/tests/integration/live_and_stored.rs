@@ -72,6 +72,9 @@ impl RunStore for HeldStore {
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {
         self.inner.claim(id, from).await
     }
+    async fn contexts(&self, id: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
+        self.inner.contexts(id).await
+    }
 }
 
 /// How the test ends the leg that waits for the person.

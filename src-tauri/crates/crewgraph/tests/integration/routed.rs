@@ -453,6 +453,9 @@ impl RunStore for FillingStore {
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {
         self.inner.claim(id, from).await
     }
+    async fn contexts(&self, id: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
+        self.inner.contexts(id).await
+    }
 }
 
 #[tokio::test]

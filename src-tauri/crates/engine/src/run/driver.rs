@@ -28,6 +28,7 @@ use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Us
 use super::loops;
 use super::message::{Message, Role, ToolCall};
 use super::prompt;
+use super::seen::AgentContext;
 use super::sink::EventSink;
 use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
 use super::time::{Clock, IdSource};
@@ -179,6 +180,8 @@ pub(crate) struct Run<'a> {
     pub(crate) history: Vec<Message>,
     events: Vec<RunEvent>,
     added: Vec<Message>,
+    /// What the step's model calls were given, kept with the step.
+    contexts: Vec<AgentContext>,
     /// Each agent's system prompt (with or without signal instructions) and tool
     /// specs, built once per run.
     setups: HashMap<(AgentId, bool), AgentSetup>,
@@ -254,6 +257,7 @@ impl<'a> Run<'a> {
             history,
             events: Vec::new(),
             added: Vec::new(),
+            contexts: Vec::new(),
             requested: None,
             setups: HashMap::new(),
             decider,
@@ -297,6 +301,7 @@ impl<'a> Run<'a> {
             events: std::mem::take(&mut self.events),
             history: std::mem::take(&mut self.added),
             snapshot: self.snapshot.clone(),
+            contexts: std::mem::take(&mut self.contexts),
         }
     }
 
@@ -584,6 +589,7 @@ impl<'a> Run<'a> {
         let mut rounds = 0;
         let mut used = None;
         let mut asked_again = false;
+        let mut calls_made = 0;
         if let Some((asked, calls)) = unfinished {
             if !self.run_calls(agent, asked, &calls, false).await {
                 return None;
@@ -607,6 +613,21 @@ impl<'a> Run<'a> {
             if fit.dropped > 0 {
                 self.event(EventKind::HistoryTrimmed { agent: agent_id.clone(), dropped: fit.dropped });
             }
+            let sent = fit.tokens.unwrap_or_else(|| context::estimated(&setup.system, fit.messages));
+            self.contexts.push(AgentContext {
+                agent: agent_id.clone(),
+                step: self.snapshot.steps,
+                call: calls_made,
+                system_prompt: setup.system.to_string(),
+                from: from as u32,
+                first: fit.messages.first.is_some(),
+                tail: (history.len() - fit.messages.rest.len()) as u32,
+                until: history.len() as u32,
+                dropped: fit.dropped,
+                tokens: sent,
+                window: fit.window,
+            });
+            calls_made += 1;
             let request = LlmRequest {
                 model: setup.model.as_deref(),
                 tools: &setup.tools,
@@ -624,7 +645,6 @@ impl<'a> Run<'a> {
                     result = self.call(&LlmRequest { model: Some(backup), ..request }).await;
                 }
             }
-            let sent = fit.tokens.unwrap_or_else(|| context::estimated(&setup.system, fit.messages));
             let (dropped, seen) = (fit.dropped, fit.messages.len());
             self.history = history;
             let reply = match result {

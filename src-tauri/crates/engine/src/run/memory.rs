@@ -8,6 +8,7 @@ use async_trait::async_trait;
 
 use super::event::{RunEvent, RunStatus};
 use super::message::Message;
+use super::seen::AgentContext;
 use super::store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun};
 use crate::ids::RunId;
 
@@ -17,6 +18,7 @@ struct Entry {
     snapshot: RunSnapshot,
     history: Vec<Message>,
     events: Vec<RunEvent>,
+    contexts: Vec<AgentContext>,
 }
 
 /// Runs kept in memory for the life of the process.
@@ -77,6 +79,7 @@ impl RunStore for MemoryStore {
                     snapshot: first.snapshot.clone(),
                     history: first.history.clone(),
                     events: first.events.clone(),
+                    contexts: first.contexts.clone(),
                 },
             );
             Ok(())
@@ -89,6 +92,7 @@ impl RunStore for MemoryStore {
             check_continues(&step.run_id, entry.snapshot.next_seq, entry.history.len() as u32, step)?;
             entry.events.extend(step.events.iter().cloned());
             entry.history.extend(step.history.iter().cloned());
+            entry.contexts.extend(step.contexts.iter().cloned());
             entry.snapshot = step.snapshot.clone();
             Ok(())
         })
@@ -133,6 +137,10 @@ impl RunStore for MemoryStore {
             let entry = runs.get(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
             Ok(entry.events.iter().filter(|e| after.is_none_or(|a| e.seq > a)).cloned().collect())
         })
+    }
+
+    async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError> {
+        self.with(|_, runs| Ok(Some(runs.get(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?.contexts.clone())))
     }
 
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {

@@ -25,6 +25,7 @@ mod parallel;
 pub mod prompt;
 mod resume;
 pub mod routed;
+pub mod seen;
 pub mod sink;
 pub mod store;
 pub mod time;

@@ -14,6 +14,7 @@ use ts_rs::TS;
 use super::event::{RunEvent, RunStatus};
 use super::llm::Usage;
 use super::message::Message;
+use super::seen::AgentContext;
 use super::time::Timestamp;
 use crate::ids::{AgentId, RunId};
 
@@ -92,6 +93,9 @@ pub struct StepRecord {
     pub history: Vec<Message>,
     /// The run's state after the step.
     pub snapshot: RunSnapshot,
+    /// What each model call of the step was given ([`super::seen`]): kept with the
+    /// step, never sent as events.
+    pub contexts: Vec<AgentContext>,
 }
 
 /// A stored run: how it started, where it stands, what its agents have said.
@@ -178,4 +182,9 @@ pub trait RunStore: Send + Sync {
     /// Atomically moves a run whose status is one of `from` to `Running`, so two
     /// resumes of one paused run cannot both win. True when this call moved it.
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError>;
+
+    /// What the run's model calls were given ([`super::seen`]), step by step; None
+    /// when the run was stored without them (by a Crewgraph from before they were
+    /// kept). `NoSuchRun` for an unknown run.
+    async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError>;
 }

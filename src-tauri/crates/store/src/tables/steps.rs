@@ -17,6 +17,7 @@
 //! events after a given seq.
 
 use crewgraph_engine::ids::RunId;
+use crewgraph_engine::run::seen::AgentContext;
 use crewgraph_engine::run::{EventKind, Message, RunEvent, StepRecord, StoreError, Timestamp};
 use rusqlite::{params, Connection, Row};
 use serde_json::value::RawValue;
@@ -39,6 +40,12 @@ CREATE TABLE steps (
 CREATE INDEX steps_of_run ON steps (run, last_seq);
 ";
 
+/// What the step's model calls were given (issue 18): a JSON array of the engine's
+/// `AgentContext`s; null for steps stored before it was kept.
+pub(crate) const V2: &str = "
+ALTER TABLE steps ADD COLUMN contexts TEXT;
+";
+
 /// One stored step of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredStep {
@@ -57,6 +64,7 @@ pub(crate) struct StepRow {
     seqs: Option<(i64, i64)>,
     events: String,
     history: String,
+    contexts: String,
 }
 
 impl StepRow {
@@ -70,16 +78,18 @@ impl StepRow {
             serde_json::to_string(&pairs).map_err(|err| Fault::Unwritable(format!("the step's events do not encode as JSON: {err}")))?;
         let history = serde_json::to_string(&step.history)
             .map_err(|err| Fault::Unwritable(format!("the step's history messages do not encode as JSON: {err}")))?;
-        Ok(StepRow { seqs, events, history })
+        let contexts = serde_json::to_string(&step.contexts)
+            .map_err(|err| Fault::Unwritable(format!("what the step's agents were given does not encode as JSON: {err}")))?;
+        Ok(StepRow { seqs, events, history, contexts })
     }
 }
 
 pub(crate) fn insert(conn: &Connection, run: i64, step: u32, row: &StepRow, written_at: Timestamp) -> Result<(), Fault> {
     let (first, last) = row.seqs.unzip();
     conn.prepare_cached(
-        "INSERT INTO steps (run, step, first_seq, last_seq, written_at, events, history) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO steps (run, step, first_seq, last_seq, written_at, events, history, contexts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
-    .execute(params![run, step, first, last, to_sql_int(written_at.0, "the write time")?, row.events, row.history])?;
+    .execute(params![run, step, first, last, to_sql_int(written_at.0, "the write time")?, row.events, row.history, row.contexts])?;
     Ok(())
 }
 
@@ -101,6 +111,27 @@ pub(crate) fn history(conn: &Connection, run: i64) -> Result<Vec<Message>, Fault
         history.extend(messages);
     }
     Ok(history)
+}
+
+/// What the run's model calls were given, step by step; None when no step kept it
+/// (a run stored by a Crewgraph from before it was kept).
+pub(crate) fn contexts(conn: &Connection, run: i64) -> Result<Option<Vec<AgentContext>>, Fault> {
+    let mut statement = conn.prepare_cached("SELECT step, contexts FROM steps WHERE run = ?1 ORDER BY step")?;
+    let mut rows = statement.query([run])?;
+    let mut contexts = Vec::new();
+    let mut kept = false;
+    while let Some(row) = rows.next()? {
+        let step: u32 = row.get(0)?;
+        let Some(text) = row.get_ref(1)?.as_str_or_null().map_err(|err| Fault::Unreadable(format!("step {step}'s contexts are not text: {err}")))?
+        else {
+            continue;
+        };
+        kept = true;
+        let read: Vec<AgentContext> = serde_json::from_str(text)
+            .map_err(|err| Fault::Unreadable(format!("what the agents of step {step} were given cannot be read: {err}")))?;
+        contexts.extend(read);
+    }
+    Ok(kept.then_some(contexts))
 }
 
 /// The run's events in `seq` order, only those after `after` when given: the steps

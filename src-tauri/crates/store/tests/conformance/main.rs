@@ -58,6 +58,7 @@ for_every_store!(
     round_trip::creating_a_run_twice_is_already_exists_and_keeps_the_first,
     round_trip::runs_are_listed_newest_first_with_their_latest_snapshot,
     round_trip::runs_are_listed_by_creation_time_not_by_the_order_they_were_stored,
+    round_trip::what_each_call_was_given_comes_back_step_by_step,
     order::a_step_skipping_a_seq_is_refused,
     order::a_step_repeating_stored_seqs_is_refused,
     order::a_step_with_a_gap_inside_is_refused,

@@ -176,3 +176,32 @@ pub async fn runs_are_listed_by_creation_time_not_by_the_order_they_were_stored(
     let ids: Vec<&str> = listed.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["run-late", "run-middle", "run-early"]);
 }
+
+pub async fn what_each_call_was_given_comes_back_step_by_step(subject: Subject) {
+    use crewgraph_engine::run::seen::AgentContext;
+    let store = &*subject.store;
+    let mut run = Run::new("run-contexts", 1_795_000_000_000);
+    run.create(store).await.unwrap();
+    assert_eq!(store.contexts(run.id()).await.unwrap(), Some(Vec::new()), "kept, and nothing yet");
+    let seen = |call: u32| AgentContext {
+        agent: AgentId::from("teacher"),
+        step: 1,
+        call,
+        system_prompt: "You teach «fractions».\nEnd with [QUESTION].".into(),
+        from: 0,
+        first: call == 1,
+        tail: 1,
+        until: 1 + call,
+        dropped: 0,
+        tokens: 120 + call,
+        window: (call == 0).then_some(8192),
+    };
+    let mut step = run.handoff("Question 1? [QUESTION]");
+    step.contexts = vec![seen(0), seen(1)];
+    run.append(store, step).await.unwrap();
+    let mut step = run.handoff("3/4 [ANSWER]");
+    step.contexts = vec![seen(2)];
+    run.append(store, step).await.unwrap();
+    assert_eq!(store.contexts(run.id()).await.unwrap(), Some(vec![seen(0), seen(1), seen(2)]));
+    assert!(matches!(store.contexts(&RunId::from("run-none")).await, Err(StoreError::NoSuchRun(_))));
+}

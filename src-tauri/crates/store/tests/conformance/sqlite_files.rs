@@ -43,6 +43,21 @@ async fn data_survives_reopening_the_file() {
 }
 
 #[tokio::test]
+async fn a_run_stored_before_contexts_were_kept_says_it_has_none() {
+    let dir = temp_dir();
+    let path = dir.path().join("crewgraph.db");
+    let mut run = Run::new("run-old", 1_795_000_000_000);
+    let store = open_sqlite(&path);
+    run.create(&store).await.unwrap();
+    let step = run.handoff("an old turn");
+    run.append(&store, step).await.unwrap();
+    // As a Crewgraph from before the column left every step.
+    other_program(&path).execute("UPDATE steps SET contexts = NULL", []).unwrap();
+    assert_eq!(store.contexts(run.id()).await.unwrap(), None);
+    run.assert_stored(&store).await;
+}
+
+#[tokio::test]
 async fn a_new_file_is_in_wal_mode_with_a_table_per_kind_of_record() {
     let dir = temp_dir();
     let path = dir.path().join("crewgraph.db");

@@ -97,7 +97,7 @@ impl Run {
         snapshot.history_len = self.snapshot.history_len + messages.len() as u32;
         snapshot.steps += 1;
         snapshot.updated_at = events.last().map_or(snapshot.updated_at, |e| e.timestamp);
-        StepRecord { run_id: self.record.id.clone(), events, history: messages, snapshot }
+        StepRecord { run_id: self.record.id.clone(), events, history: messages, snapshot, contexts: Vec::new() }
     }
 
     /// The first step: the run starts, the person's input goes into the history.

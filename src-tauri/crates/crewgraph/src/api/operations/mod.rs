@@ -42,7 +42,7 @@ pub use revisions::{CompareRevisions, DiffRevisions, ListRevisions, OpenRevision
 pub use run_request::{ApproveToolCall, Replies, ResumeRun, StartRun};
 pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
-    StepRun, TypeReply,
+    StepContextOf, StepRun, TypeReply, WhichStep,
 };
 pub use testing::TestCrew;
 pub use tools::{CheckToolServer, CrewTools, ImportToolServers, ListToolServers, PutToolServer, RemoveToolServer, WhichToolServer};
@@ -67,10 +67,10 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<CrewScripts>();
     visitor.visit::<CrewsFolder>();
     visitor.visit::<MatchSignal>();
-    // The editor
-    visitor.visit::<EditCrew>();
     visitor.visit::<ExplainReply>();
     visitor.visit::<TestCrew>();
+    // The editor
+    visitor.visit::<EditCrew>();
     visitor.visit::<CrewDisk>();
     visitor.visit::<CheckCrew>();
     visitor.visit::<SaveCrew>();
@@ -110,6 +110,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<ListRuns>();
     visitor.visit::<StartRun>();
     visitor.visit::<GetRun>();
+    visitor.visit::<StepContextOf>();
     visitor.visit::<ResumeRun>();
     visitor.visit::<ApproveToolCall>();
     visitor.visit::<CancelRun>();

@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use super::requests::{Nothing, WhichRun};
 use super::run_request::{ApproveToolCall, ResumeRun, StartRun};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
-use crate::api::{read_recording, Api, ApiError, ApiErrorCode, Recording};
+use crate::api::{read_recording, Api, ApiError, ApiErrorCode, Recording, StepContext};
 
 /// A run under way (or told to stop), and where to watch it.
 #[derive(Clone, Debug, Serialize, ToSchema, TS)]
@@ -202,6 +202,45 @@ impl Operation for GetRun {
 
     async fn call(request: WhichRun, api: &Api) -> Result<RunDetail, ApiError> {
         api.run_detail(&RunId::from(request.id.as_str())).await
+    }
+}
+
+/// One step of a run, for what its agents were given.
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct WhichStep {
+    /// The run's id.
+    #[schema(example = "run-5f0c2d1e9a7b3c41")]
+    pub id: String,
+    /// The step (an `agent_started` event's `step`).
+    #[schema(example = 2)]
+    pub step: u32,
+    /// Only this agent's calls (a parallel group's step has several agents).
+    #[serde(default)]
+    #[ts(optional)]
+    pub agent: Option<String>,
+}
+
+/// What an agent saw at one turn.
+pub struct StepContextOf;
+
+impl Operation for StepContextOf {
+    type Request = WhichStep;
+    const NAME: &'static str = "step_context";
+    const SUMMARY: &'static str = "What the agents of one step of a run were given: for each model call, the system prompt (its \
+                                   signal paragraph included), the messages shown, those the context window cut, and the \
+                                   tokens (`not_found`: no such run or turn, or a run recorded before this was kept)";
+    const ROUTE: Option<Route> = Some(Route::get("/runs/{id}/context", "runs"));
+    const ERRORS: &'static [ApiErrorCode] = &[ApiErrorCode::NotFound, ApiErrorCode::Store];
+    type Answer = StepContext;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<StepContext>(schemas)
+    }
+
+    async fn call(request: WhichStep, api: &Api) -> Result<StepContext, ApiError> {
+        api.step_context(&RunId::from(request.id.as_str()), request.step, request.agent.as_deref()).await
     }
 }
 

@@ -43,6 +43,7 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/model-servers/found", vec!["get"]),
         ("/runs", vec!["get", "post"]),
         ("/runs/{id}", vec!["get"]),
+        ("/runs/{id}/context", vec!["get"]),
         ("/runs/live", vec!["get"]),
         ("/runs/{id}/resume", vec!["post"]),
         ("/runs/{id}/approvals/{call_id}", vec!["post"]),
