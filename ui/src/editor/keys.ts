@@ -77,9 +77,10 @@ export const SIGNAL_KEYS: readonly (keyof SignalSpec)[] = [
   "valid_targets",
   "priority",
   "deprecated",
+  "aliases",
 ];
 
-export const RULE_KEYS: readonly (keyof RuleSpec)[] = ["signal", "target", "description"];
+export const RULE_KEYS: readonly (keyof RuleSpec)[] = ["signal", "target", "description", "aliases"];
 
 /** `obj` with `key` set to `value` (or removed when `value` is undefined). An
  * existing key keeps its place; a new one is put before the first present key that
