@@ -1,10 +1,12 @@
 // An agent as a card: avatar, name, role underneath, model as a small tag (UX.md);
 // where a reply without a signal goes when no arrow says so ("No signal → Student
 // (automatic)"), a mark on an agent added while the app runs, and while a run goes
-// on the tool it is using (or waiting for the person to allow).
+// on the tool it is using (or waiting for the person to allow); after a reply that
+// came close to a signal without matching, what it wrote and a fix (NearMissNote).
 import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
+import { NearMissNote } from "./NearMissNote";
 import { avatarColor, avatarLetter } from "../../graph/style";
 import type { ModelView } from "../../bindings/ModelView";
 import { useModels } from "../../models/store";
@@ -79,6 +81,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
           {tool.waiting ? `Waits for you to allow ${tool.name}` : `Using ${tool.name}…`}
         </div>
       )}
+      {!tool && <NearMissNote agent={view.agent ?? null} name={view.label} />}
       {badge && <ProblemBadge badge={badge} />}
       <OutHandle direction={data.direction} />
     </div>

@@ -1,15 +1,20 @@
 // The delegation tracker (UX.md, the bottom region's right, under its Handoffs
 // tab): one line per move of the work, "Teacher → Student · because the reply said
 // [QUESTION] (exact)", with its time — the transfers, and the moves that are not
-// signals: a group handing the work back ("then"), the move to End, to Wait. A line clicked selects the arrow it took on
+// signals: a group handing the work back ("then"), the move to End, to Wait — and,
+// at its place among them, a reply that matched no signal but came close to one,
+// with its fixes (MissedRoute.tsx). A line clicked selects the arrow it took on
 // the graph and brings the turn whose reply led to it into view in the transcript.
 // A long run shows its newest SHOWN_LINES lines, the earlier ones behind a button.
-import { memo, useState } from "react";
+import { memo, useMemo, useState } from "react";
+import { useShallow } from "zustand/react/shallow";
 import { editorStore } from "../../editor/store";
 import { arrowsOf } from "../../graph/refs";
+import { missedTurns, trackerEntries } from "../../run/nearMiss";
 import type { Handoff } from "../../run/reducer";
 import { runStore, useRun } from "../../run/store";
 import { handoffReason, moveSource, moveTarget, type Namer, timeOf } from "../../run/words";
+import { MissedLine } from "./MissedRoute";
 import { edgeForHandoff } from "./runClasses";
 import { useNames } from "./useNames";
 
@@ -27,15 +32,17 @@ export const SHOWN_LINES = 100;
 
 export function Tracker() {
   const handoffs = useRun((s) => s.view?.handoffs);
+  const missed = useRun(useShallow((s) => (s.view ? missedTurns(s.view.turns) : [])));
+  const lines = useMemo(() => (handoffs ? trackerEntries(handoffs, missed) : []), [handoffs, missed]);
   const runId = useRun((s) => s.view?.runId);
   const highlight = useRun((s) => s.highlight);
   const names = useNames();
   const [all, setAll] = useState<string | null>(null);
   const showAll = all !== null && all === runId;
-  const hidden = handoffs && !showAll ? Math.max(0, handoffs.length - SHOWN_LINES) : 0;
+  const hidden = !showAll ? Math.max(0, lines.length - SHOWN_LINES) : 0;
   return (
     <section className="run-tracker" aria-label="Handoffs">
-      {!handoffs || handoffs.length === 0 ? (
+      {lines.length === 0 ? (
         <p className="run-empty">Each time an agent hands the work on, a line appears here saying why.</p>
       ) : (
         <ol className="run-handoffs">
@@ -46,14 +53,18 @@ export function Tracker() {
               </button>
             </li>
           )}
-          {handoffs.slice(hidden).map((handoff) => (
-            <HandoffLine
-              key={handoff.seq}
-              handoff={handoff}
-              names={names}
-              highlighted={handoff.turn !== null && handoff.turn === highlight}
-            />
-          ))}
+          {lines.slice(hidden).map((line) =>
+            line.kind === "missed" ? (
+              <MissedLine key={`m${line.seq}`} turn={line.turn} names={names} highlighted={line.turn.id === highlight} />
+            ) : (
+              <HandoffLine
+                key={line.seq}
+                handoff={line.move}
+                names={names}
+                highlighted={line.move.turn !== null && line.move.turn === highlight}
+              />
+            ),
+          )}
         </ol>
       )}
     </section>

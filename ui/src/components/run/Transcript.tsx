@@ -1,6 +1,7 @@
 // The run's transcript (UX.md, the bottom region's middle): what the person asked,
 // then each agent's turn under its name and avatar colour — its reply as it
-// streams, its tool calls folded away, a pill for the signal it matched — the
+// streams, its tool calls folded away, a pill for the signal it matched (or what
+// came close when none did, with its fixes: MissedRoute.tsx) — the
 // person's answers, and warnings. Follows the newest words unless the person
 // scrolled up to read; a tracker line clicked brings its turn into view. A long
 // run shows its newest SHOWN_LINES entries, the earlier ones behind a button.
@@ -11,6 +12,7 @@ import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
 import { explainFailure } from "../../run/errors";
 import { useRun } from "../../run/store";
 import { type Namer, signalPill } from "../../run/words";
+import { MissedNote } from "./MissedRoute";
 import { SHOWN_LINES } from "./Tracker";
 import { useNames } from "./useNames";
 
@@ -168,6 +170,7 @@ const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext
           {signalPill(turn.signal)}
         </span>
       )}
+      <MissedNote turn={turn} name={name} />
       {turn.state === "failed" && (
         // What went wrong in a person's words (the engine's own, above the columns, a click away).
         <p className="run-turn-error" title={turn.error ?? undefined}>
