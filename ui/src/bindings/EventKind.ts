@@ -25,4 +25,9 @@ target: string | null, payload?: string | null, } | { "type": "route_missed", ag
 /**
  * Scoring: the request's words as the router saw them.
  */
-tokens?: Array<string> | null, } | { "type": "parallel_started", group: string, agents: Array<AgentId>, } | { "type": "parallel_finished", group: string, finished: Array<AgentId>, timed_out: Array<AgentId>, } | { "type": "history_trimmed", agent: AgentId, dropped: number, } | { "type": "paused", agent: AgentId, signal?: SignalName | null, } | { "type": "resumed", agent: AgentId, input: string, } | { "type": "warning", message: string, } | { "type": "loop_detected", agents: Array<AgentId>, repeats: number, } | { "type": "run_finished", status: RunStatus, final_agent: AgentId | null, error?: string | null, handoffs: number, steps: number, };
+tokens?: Array<string> | null, } | { "type": "parallel_started", group: string, agents: Array<AgentId>, } | { "type": "parallel_finished", group: string, finished: Array<AgentId>, timed_out: Array<AgentId>, } | { "type": "history_trimmed", agent: AgentId, dropped: number, } | { "type": "paused", agent: AgentId, signal?: SignalName | null, 
+/**
+ * It pauses before `agent`'s turn (a breakpoint, or one turn stepped), not
+ * after a reply: resuming gives `agent` its turn, words optional.
+ */
+breakpoint?: boolean, } | { "type": "breakpoints_set", agents: Array<AgentId>, } | { "type": "resumed", agent: AgentId, input: string, } | { "type": "warning", message: string, } | { "type": "loop_detected", agents: Array<AgentId>, repeats: number, } | { "type": "run_finished", status: RunStatus, final_agent: AgentId | null, error?: string | null, handoffs: number, steps: number, };

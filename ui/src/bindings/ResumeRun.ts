@@ -10,9 +10,19 @@ export type ResumeRun = {
  */
 id: string, 
 /**
- * The person's answer (needed for a paused run).
+ * The person's answer (needed for a run waiting for one; optional for a run
+ * paused before an agent's turn, where it is added for that agent to see).
  */
 input?: string, 
+/**
+ * The agents to pause before from now on (ids; an empty list: none); left
+ * out, the run's stay.
+ */
+breakpoints?: Array<string>, 
+/**
+ * Go on for one turn, then pause before the next, whoever has it.
+ */
+step?: boolean, 
 /**
  * Simulate mode: the agents' replies from this script instead of a model — its
  * YAML text, or the same as a JSON object (`{"replies": {"teacher": ["… [QUESTION]"]}}`).

@@ -18,6 +18,11 @@ input: string,
  */
 agent?: string, 
 /**
+ * Pause before each turn of these agents (ids): the run waits, showing what the
+ * agent is about to be given, until it is resumed.
+ */
+breakpoints?: Array<string>, 
+/**
  * Simulate mode: the agents' replies from this script instead of a model — its
  * YAML text, or the same as a JSON object (`{"replies": {"teacher": ["… [QUESTION]"]}}`).
  */

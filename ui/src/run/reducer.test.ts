@@ -80,6 +80,16 @@ describe("applyRunEvent: each event type", () => {
     expect(toolAtWork(done, "teacher")).toBeNull();
   });
 
+  it("a pause before an agent's turn takes no arrow and says so", () => {
+    const set = applyRunEvent(at(1), events([{ type: "breakpoints_set", agents: ["student"] }], "run-1", 2)[0]);
+    expect(set.breakpoints).toEqual(["student"]);
+    const held = applyRunEvent(set, events([{ type: "paused", agent: "student", breakpoint: true }], "run-1", 3)[0]);
+    expect(held.paused).toMatchObject({ agent: "student", breakpoint: true });
+    expect(held.handoffs).toEqual(set.handoffs);
+    expect(held.edges).toEqual(set.edges);
+    expect(held.agents.student).toBe("waiting");
+  });
+
   it("signal_matched goes on the turn whose reply matched", () => {
     const view = at(4);
     expect(view.turns[0].signal).toEqual({ signal: "[QUESTION]", level: "exact", behavior: "parallel", target: "exam_round", payload: null, seq: 4 });

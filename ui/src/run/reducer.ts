@@ -170,7 +170,9 @@ export type Handoff = {
   edges: string[];
 };
 
-export type Pause = { agent: string; signal: string | null; seq: number; timestamp: string };
+/** A pause: for the person's answer (after a reply), or before `agent`'s turn
+ * (`breakpoint`: a pause the person asked for, going on needs no words). */
+export type Pause = { agent: string; signal: string | null; seq: number; timestamp: string; breakpoint?: boolean };
 export type Answer = { agent: string; input: string; seq: number; timestamp: string };
 export type Notice = { message: string; seq: number; timestamp: string };
 export type LoopSeen = { agents: string[]; repeats: number; seq: number };
@@ -225,6 +227,8 @@ export type RunView = {
   usage: RunUsage;
   /** The tool call the run waits on, until the person answers. */
   approval: ApprovalWait | null;
+  /** The agents the run pauses before (`breakpoints_set`). */
+  breakpoints: string[];
 };
 
 /** The key of an arrow in `RunView.edges`: ids without their `agent:` / `group:`
@@ -260,6 +264,7 @@ export function emptyRun(runId = ""): RunView {
     afterGroup: null,
     usage: { agents: {}, total: noUsage },
     approval: null,
+    breakpoints: [],
   };
 }
 
@@ -417,7 +422,14 @@ function fold(state: RunView, event: RunEvent): RunView {
       return parallelFinished(s, event);
     case "history_trimmed":
       return { ...s, trimmed: [...s.trimmed, { agent: event.agent, dropped: event.dropped, seq: event.seq }] };
+    case "breakpoints_set":
+      return { ...s, breakpoints: event.agents };
     case "paused": {
+      if (event.breakpoint) {
+        // Before the agent's turn: no arrow was taken.
+        const paused = { agent: event.agent, signal: null, seq: event.seq, timestamp: event.timestamp, breakpoint: true };
+        return { ...s, paused, agents: { ...s.agents, [event.agent]: "waiting" } };
+      }
       const key = edgeKey(event.agent, "wait");
       const turn = latestTurn(s, event.agent);
       const signal = turn?.signal?.behavior === "pause" ? turn.signal : null;

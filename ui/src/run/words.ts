@@ -132,6 +132,7 @@ export function statusWords(view: RunView, name: Namer = idName): string {
     }
     case "paused": {
       if (view.approval) return `Paused: ${name(view.approval.agent)} waits for you to allow ${view.approval.name}`;
+      if (view.paused?.breakpoint) return `Paused before ${name(view.paused.agent)}'s turn: go on when you are ready`;
       const agent = view.paused?.agent ?? result?.finalAgent;
       const signal = view.paused?.signal;
       if (!agent) return "Paused: the crew is waiting for you";

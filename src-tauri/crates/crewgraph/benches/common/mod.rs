@@ -62,5 +62,6 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
+        breaks: Default::default(),
     }
 }

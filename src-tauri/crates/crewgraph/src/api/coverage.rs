@@ -239,6 +239,7 @@ async fn run_scenario(crew: &Crew, source: &CrewSource, view: &GraphView, scenar
         approvals: Approvals::Nothing,
         notices: Vec::new(),
         gatekeeper,
+        breaks: Default::default(),
     };
     let cancel = CancellationToken::new();
     let mut outcome = match start_run_for(crew, source, &scenario.input, scenario.requested.as_ref(), &deps, &cancel).await {

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::routing::decider::RouteDecider;
-use crewgraph_engine::run::{
-    answer_tool_call, approval, resume_run, start_run_for, Answer, Approvals, CrewSource, EventSink, RunDeps, RunError, RunEvent,
+use crewgraph_engine::run::{Breaks, 
+    answer_tool_call, approval, breakpoints, resume_run, start_run_for, Answer, Approvals, CrewSource, EventSink, RunDeps, RunError, RunEvent,
     RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
 };
 use crewgraph_engine::{AgentId, Crew, RunId};
@@ -70,6 +70,8 @@ pub struct RunOptions {
     /// Who answers a tool call waiting for approval: a person (the run waits), or
     /// `crewgraph run --approve-tools`.
     pub approvals: Approvals,
+    /// The agents the run pauses before, and whether it goes on one turn only.
+    pub breaks: Breaks,
 }
 
 impl From<StoreError> for ApiError {
@@ -191,6 +193,15 @@ fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, Cre
 
 impl Api {
     async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
+        for agent in options.breaks.before.iter().flatten() {
+            if crew.agent(agent.as_str()).is_none() {
+                let known: Vec<&str> = crew.agents.iter().map(|a| a.id.as_str()).collect();
+                return Err(ApiError::new(
+                    ApiErrorCode::InvalidInput,
+                    format!("the crew has no agent '{agent}' to pause before (it has: {})", known.join(", ")),
+                ));
+            }
+        }
         let (llm, notices) = self.llm_for(crew, options).await?;
         let gatekeeper = match (crew.routing.strategy, &crew.routing.gatekeeper) {
             (Strategy::Gatekeeper, Some(config)) => Some(match scripted_gatekeeper(options)? {
@@ -213,6 +224,7 @@ impl Api {
             approvals: options.approvals,
             notices,
             gatekeeper,
+            breaks: options.breaks.clone(),
         })
     }
 
@@ -244,12 +256,16 @@ impl Api {
     ) -> Result<RunOutcome, ApiError> {
         let store = self.store()?;
         let stored = self.stored_run(id).await?;
+        let mut held = false;
         if stored.snapshot.status == RunStatus::Paused {
-            if let Some(waiting) = approval::pending(&store.events(id, None).await?) {
+            let events = store.events(id, None).await?;
+            if let Some(waiting) = approval::pending(&events) {
                 return Err(RunError::AwaitsApproval { run: id.clone(), call_id: waiting.call_id, tool: waiting.name }.into());
             }
+            // Paused before an agent's turn, it goes on without words too.
+            held = breakpoints::held(&events);
         }
-        if stored.snapshot.status == RunStatus::Paused && input.is_none_or(|i| i.trim().is_empty()) {
+        if stored.snapshot.status == RunStatus::Paused && !held && input.is_none_or(|i| i.trim().is_empty()) {
             return Err(ApiError::new(
                 ApiErrorCode::InvalidInput,
                 format!("run '{id}' is paused, waiting for your answer: resume it with one (--input TEXT)"),

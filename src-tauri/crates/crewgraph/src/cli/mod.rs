@@ -95,6 +95,10 @@ enum Command {
         /// is one of the specialists (otherwise the scores decide).
         #[arg(long, value_name = "ID")]
         agent: Option<String>,
+        /// Pause before each turn of this agent (repeat it for more): the run waits
+        /// until `crewgraph resume` (`--step` for one turn at a time).
+        #[arg(long, value_name = "ID")]
+        break_before: Vec<String>,
         #[command(flatten)]
         run: RunFlags,
     },
@@ -104,9 +108,19 @@ enum Command {
         /// The run's id (see `crewgraph runs`).
         #[arg(value_name = "RUN_ID")]
         run_id: String,
-        /// Your answer to the crew (needed for a paused run).
+        /// Your answer to the crew (needed for a run waiting for one; before an agent's
+        /// turn, words it sees first).
         #[arg(long)]
         input: Option<String>,
+        /// Go on for one turn, then pause before the next, whoever has it.
+        #[arg(long)]
+        step: bool,
+        /// From now on pause before each turn of these agents instead (repeat it).
+        #[arg(long, value_name = "ID", conflicts_with = "no_breaks")]
+        break_before: Vec<String>,
+        /// From now on pause before no agent.
+        #[arg(long)]
+        no_breaks: bool,
         #[command(flatten)]
         run: RunFlags,
     },
@@ -420,7 +434,7 @@ impl RunFlags {
             Some(ApproveTools::ReadOnly) => Some(Approvals::ReadOnly),
             Some(ApproveTools::None) => Some(Approvals::Nothing),
         };
-        run_cmd::RunArgs { script: self.script, model: self.model, agent: None, json: self.json, db: self.db, approvals }
+        run_cmd::RunArgs { script: self.script, model: self.model, agent: None, json: self.json, db: self.db, approvals, breaks: None, step: false }
     }
 }
 
@@ -475,8 +489,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &content.unwrap_or_default(),
         )),
         Command::Match { signal, content, .. } => Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default())),
-        Command::Run { file, input, agent, run } => Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, ..run.into_args() })),
-        Command::Resume { run_id, input, run } => Ok(run_cmd::resume(&run_id, input.as_deref(), run.into_args())),
+        Command::Run { file, input, agent, break_before, run } => {
+            Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, breaks: Some(break_before), ..run.into_args() }))
+        }
+        Command::Resume { run_id, input, step, break_before, no_breaks, run } => {
+            let breaks = if no_breaks { Some(Vec::new()) } else { Some(break_before).filter(|b| !b.is_empty()) };
+            Ok(run_cmd::resume(&run_id, input.as_deref(), run_cmd::RunArgs { breaks, step, ..run.into_args() }))
+        }
         Command::Approve { run_id, call_id, allow_run, deny, reason, run } => {
             let decision = match (allow_run, deny) {
                 (_, true) => ToolDecision::Deny,

@@ -32,12 +32,22 @@ pub struct RunArgs {
     /// `--approve-tools`: who answers a tool call asking for approval (None: the
     /// person at the terminal, if there is one).
     pub approvals: Option<Approvals>,
+    /// `--break-before` (None: a resume keeps the run's).
+    pub breaks: Option<Vec<String>>,
+    /// `resume --step`.
+    pub step: bool,
 }
 
 pub fn run(file: &Path, input: &str, args: RunArgs) -> ExitCode {
     // The one run request the window and the server take too, checked alike.
     let request =
-        StartRun { crew: file.display().to_string(), input: input.to_owned(), replies: replies(&args), agent: args.agent.clone() };
+        StartRun {
+            crew: file.display().to_string(),
+            input: input.to_owned(),
+            replies: replies(&args),
+            agent: args.agent.clone(),
+            breakpoints: args.breaks.clone().unwrap_or_default(),
+        };
     drive(
         args,
         |api| request.options(api),
@@ -50,7 +60,13 @@ pub fn run(file: &Path, input: &str, args: RunArgs) -> ExitCode {
 }
 
 pub fn resume(id: &str, input: Option<&str>, args: RunArgs) -> ExitCode {
-    let request = ResumeRun { id: id.to_owned(), input: input.map(str::to_owned), replies: replies(&args) };
+    let request = ResumeRun {
+        id: id.to_owned(),
+        input: input.map(str::to_owned),
+        breakpoints: args.breaks.clone(),
+        step: args.step,
+        replies: replies(&args),
+    };
     drive(
         args,
         |api| request.options(api),

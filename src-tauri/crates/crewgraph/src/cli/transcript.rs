@@ -14,6 +14,8 @@ pub struct Printer {
     waiting: Mutex<Vec<RunEvent>>,
     /// The call the run waits on for approval (since its request was printed).
     approval: Mutex<Option<String>>,
+    /// The run paused before an agent's turn (a breakpoint), not for an answer.
+    held: Mutex<bool>,
     /// What a command going on with the run must say again (` --script PATH`), so
     /// the hints printed at a pause are whole.
     again: String,
@@ -22,7 +24,7 @@ pub struct Printer {
 impl Printer {
     /// A printer; `json` for JSON lines.
     pub fn new(json: bool) -> Self {
-        Self { json, waiting: Mutex::new(Vec::new()), approval: Mutex::new(None), again: String::new() }
+        Self { json, waiting: Mutex::new(Vec::new()), approval: Mutex::new(None), held: Mutex::new(false), again: String::new() }
     }
 
     /// The same, its hints naming `again` (` --script crews/scripts/x.yaml`) too.
@@ -48,13 +50,24 @@ impl Printer {
             }
         } else {
             let mut approval = self.approval.lock().unwrap_or_else(|e| e.into_inner());
+            let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
             match &event.kind {
                 EventKind::ToolApprovalRequested { call_id, .. } => *approval = Some(call_id.clone()),
                 EventKind::ToolApproval { .. } => *approval = None,
+                EventKind::Paused { breakpoint, .. } => *held = *breakpoint,
+                EventKind::Resumed { .. } => *held = false,
                 _ => {}
             }
             let again = &self.again;
             let text = match (&event.kind, approval.as_deref()) {
+                (EventKind::RunFinished { status: RunStatus::Paused, .. }, None) if *held => describe(event).map(|text| {
+                    let cut = text.find("\n  resume with:").unwrap_or(text.len());
+                    format!(
+                        "{}\n  go on: crewgraph resume {}{again}   (--input \"…\" to tell it something first; --step: one turn, then pause again)",
+                        &text[..cut],
+                        event.run_id
+                    )
+                }),
                 (EventKind::RunFinished { status: RunStatus::Paused, .. }, Some(call_id)) => describe(event).map(|text| {
                     let cut = text.find("\n  resume with:").unwrap_or(text.len());
                     format!("{}\n  allow it: crewgraph approve {} {call_id}{again}   (or --allow-run, or --deny)", &text[..cut], event.run_id)
@@ -152,9 +165,14 @@ pub fn describe(event: &RunEvent) -> Option<String> {
             format!("  group {group} done: {}{late}", list(finished))
         }
         EventKind::HistoryTrimmed { agent, dropped } => format!("    ({dropped} older messages left out of what {agent} sees)"),
-        EventKind::Paused { agent, signal } => {
+        EventKind::Paused { agent, breakpoint: true, .. } => format!("  paused before {agent}'s turn"),
+        EventKind::Paused { agent, signal, .. } => {
             let why = signal.as_ref().map(|s| format!(" on {s}")).unwrap_or_default();
             format!("  paused at {agent}{why}: the crew waits for your answer")
+        }
+        EventKind::BreakpointsSet { agents } if agents.is_empty() => "  pauses before no agent now".to_owned(),
+        EventKind::BreakpointsSet { agents } => {
+            format!("  pauses before each turn of: {}", agents.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", "))
         }
         EventKind::Resumed { agent, input } if input.is_empty() => format!("  resumed with {agent}"),
         EventKind::Resumed { agent, input } => format!("  resumed with {agent}: {input}"),

@@ -30,6 +30,7 @@
 mod approvals;
 mod bad_db;
 mod bad_runs;
+mod breakpoints;
 mod batches;
 mod chaos;
 mod coverage;

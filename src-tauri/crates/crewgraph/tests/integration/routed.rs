@@ -473,6 +473,7 @@ async fn an_interrupted_llm_run_resumes_with_its_workflow_and_the_agents_task() 
         approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
+        breaks: Default::default(),
     };
     // The lead's step is stored; the writer's is not.
     let first = Arc::new(Recording::new(ScriptedLlm::new(&Script::parse("s.yaml", &the_whole_desk()).unwrap())));
@@ -517,6 +518,7 @@ async fn a_gatekeeper_crew_without_a_gatekeeper_does_not_start() {
         approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
+        breaks: Default::default(),
     };
     let started = start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()).await;
     assert!(matches!(started, Err(RunError::NoGatekeeper)), "{started:?}");
@@ -611,6 +613,7 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
+        breaks: Default::default(),
     };
     let outcome =
         tokio::time::timeout(3 * LOCAL_LIMIT, start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()))

@@ -71,6 +71,7 @@ pub fn deps_with(llm: Arc<dyn LlmClient>) -> (RunDeps, Arc<MemoryStore>, Arc<Col
         approvals: Default::default(),
         notices: Vec::new(),
         gatekeeper: None,
+        breaks: Default::default(),
     };
     (deps, store, sink)
 }

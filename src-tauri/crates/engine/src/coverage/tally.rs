@@ -139,7 +139,7 @@ pub fn tally(crew: &Crew, view: &GraphView, events: &[RunEvent]) -> Tally {
                     }
                 }
             }
-            EventKind::Paused { agent, signal } => {
+            EventKind::Paused { agent, signal, breakpoint: false } => {
                 let node = agent_node(agent.as_str());
                 match signal {
                     Some(signal) => out.take(id(arrows.rule(agent.as_str(), signal.as_str(), "wait")).as_deref()),

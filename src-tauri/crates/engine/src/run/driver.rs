@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::approval::{Answer, Approvals};
+use super::breakpoints::Breaks;
 use super::context::{self, Bounds, Fitter};
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
@@ -63,6 +64,9 @@ pub struct RunDeps {
     /// The `gatekeeper` strategy's decider (an HTTP client the host builds from the
     /// crew's `routing.gatekeeper`); None = a crew of that strategy cannot run.
     pub gatekeeper: Option<Arc<dyn RouteDecider>>,
+    /// Which agents the run pauses before, and whether it goes on for one turn only
+    /// ([`super::breakpoints`]).
+    pub breaks: Breaks,
 }
 
 /// Where the crew of a run came from, so a resume can notice it changed.
@@ -161,6 +165,11 @@ pub async fn start_run_for(
     let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
     run.requested = requested.cloned();
     run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
+    if let Some(before) = deps.breaks.before.clone().filter(|b| !b.is_empty()) {
+        run.event(EventKind::BreakpointsSet { agents: before.clone() });
+        run.breakpoints = before;
+    }
+    run.step_once = deps.breaks.step;
     run.notices();
     run.add(Message::user(input));
     let first = run.take_step();
@@ -199,6 +208,13 @@ pub(crate) struct Run<'a> {
     pub(crate) allowed_for_run: HashSet<String>,
     /// A person's answer to the call this leg of the run starts with.
     pub(crate) answer: Option<Answer>,
+    /// The agents the run pauses before.
+    pub(crate) breakpoints: Vec<AgentId>,
+    /// The run was resumed from a pause before its current agent: that turn goes ahead.
+    pub(crate) released: bool,
+    /// Resumed to go on for one turn: pause before the next once it is done.
+    pub(crate) step_once: bool,
+    step_due: bool,
 }
 
 /// What of the run an agent is shown besides its system prompt.
@@ -258,6 +274,10 @@ impl<'a> Run<'a> {
             events: Vec::new(),
             added: Vec::new(),
             contexts: Vec::new(),
+            breakpoints: Vec::new(),
+            released: false,
+            step_once: false,
+            step_due: false,
             requested: None,
             setups: HashMap::new(),
             decider,
@@ -316,11 +336,18 @@ impl<'a> Run<'a> {
         while self.snapshot.status == RunStatus::Running {
             if self.cancel.is_cancelled() {
                 self.finish(RunStatus::Cancelled, None);
+            } else if self.holds_here() {
+                let agent = self.snapshot.current_agent.clone();
+                self.event(EventKind::Paused { agent, signal: None, breakpoint: true });
+                self.finish(RunStatus::Paused, None);
             } else if let Err(panic) = AssertUnwindSafe(self.step()).catch_unwind().await {
                 // A defect in Crewgraph, not the crew: this run fails and keeps its
                 // events; the process and its other runs go on.
                 let why = panic_message(panic.as_ref());
                 self.finish(RunStatus::Failed, Some(format!("Crewgraph failed inside this run (a defect, please report it): {why}")));
+            }
+            if std::mem::take(&mut self.step_once) {
+                self.step_due = true;
             }
             let step = self.take_step();
             self.deps.store.append_step(&step).await?;
@@ -334,6 +361,14 @@ impl<'a> Run<'a> {
             handoffs: self.snapshot.handoffs,
             steps: self.snapshot.steps,
         })
+    }
+
+    /// Whether the run pauses before its current agent's turn now: a breakpoint on
+    /// it, or one turn stepped — unless it was just resumed from that very pause.
+    fn holds_here(&mut self) -> bool {
+        let released = std::mem::take(&mut self.released);
+        let due = std::mem::take(&mut self.step_due) || self.breakpoints.contains(&self.snapshot.current_agent);
+        due && !released
     }
 
     /// One step of the crew's strategy.
@@ -414,7 +449,7 @@ impl<'a> Run<'a> {
             }
             signals::Next::Pause { resume_with, signal } => {
                 self.snapshot.strikes = 0;
-                self.event(EventKind::Paused { agent: agent.clone(), signal });
+                self.event(EventKind::Paused { agent: agent.clone(), signal, breakpoint: false });
                 self.snapshot.current_agent = resume_with;
                 self.finish(RunStatus::Paused, None);
             }

@@ -180,7 +180,13 @@ pub enum EventKind {
         agent: AgentId,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signal: Option<SignalName>,
+        /// It pauses before `agent`'s turn (a breakpoint, or one turn stepped), not
+        /// after a reply: resuming gives `agent` its turn, words optional.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        breakpoint: bool,
     },
+    /// The agents the run pauses before (at its start, or changed by a resume).
+    BreakpointsSet { agents: Vec<AgentId> },
     /// The person answered; the run goes on with `agent`.
     Resumed { agent: AgentId, input: String },
     /// Something worth knowing that does not stop the run.
@@ -219,6 +225,7 @@ impl EventKind {
             EventKind::ParallelFinished { .. } => "parallel_finished",
             EventKind::HistoryTrimmed { .. } => "history_trimmed",
             EventKind::Paused { .. } => "paused",
+            EventKind::BreakpointsSet { .. } => "breakpoints_set",
             EventKind::Resumed { .. } => "resumed",
             EventKind::Warning { .. } => "warning",
             EventKind::LoopDetected { .. } => "loop_detected",

@@ -11,6 +11,7 @@
 //! gatekeeper's comes in through [`RunDeps`]).
 
 pub mod approval;
+pub mod breakpoints;
 pub mod calculator;
 mod calls;
 mod context;
@@ -33,6 +34,7 @@ pub mod tool_host;
 pub mod tools;
 
 pub use approval::{Answer, Approvals, Pending, ToolDecision};
+pub use breakpoints::Breaks;
 pub use driver::{start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{ContextWindow, Ending, LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};

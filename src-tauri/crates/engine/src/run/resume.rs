@@ -6,6 +6,7 @@
 use tokio_util::sync::CancellationToken;
 
 use super::approval::{self, Answer};
+use super::breakpoints;
 use super::driver::{check_deps, CrewSource, Run, RunDeps, RunError, RunOutcome};
 use super::event::{EventKind, RunStatus};
 use super::message::Message;
@@ -95,9 +96,16 @@ async fn reopen<'a>(
     snapshot.error = None;
     let mut run = Run::new(crew, deps, cancel, id.clone(), snapshot, stored.history);
     run.allowed_for_run = approval::allowed_for_run(&events);
+    run.breakpoints = breakpoints::set_in(&events);
+    run.released = from == RunStatus::Paused && breakpoints::held(&events);
+    run.step_once = deps.breaks.step;
     if run.decider.is_some() {
         // The router is shown every turn so far, with its time: the stored events have them.
         run.workflow = super::routed::workflow(&events);
+    }
+    if let Some(before) = deps.breaks.before.clone().filter(|b| *b != run.breakpoints) {
+        run.event(EventKind::BreakpointsSet { agents: before.clone() });
+        run.breakpoints = before;
     }
     if stored.record.crew_fingerprint != source.fingerprint {
         run.event(EventKind::Warning { message: "the crew changed since this run stopped; it goes on with the crew as it is now".into() });

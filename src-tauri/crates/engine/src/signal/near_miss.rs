@@ -182,7 +182,7 @@ pub fn near_misses(crew: &Crew, agent: &str, reply: &str, found: &ReplyMatches) 
         }
     }
 
-    candidates.sort_by(|a, b| (a.kind, a.distance).cmp(&(b.kind, b.distance)));
+    candidates.sort_by_key(|c| (c.kind, c.distance));
     let mut seen = Vec::new();
     candidates.retain(|c| {
         let key = (c.signal.clone(), c.found.clone());
@@ -442,8 +442,8 @@ routing:
         for (i, row) in table.iter_mut().enumerate() {
             row[0] = i as u32;
         }
-        for j in 0..=b.len() {
-            table[0][j] = j as u32;
+        for (j, cell) in table[0].iter_mut().enumerate() {
+            *cell = j as u32;
         }
         for i in 1..=a.len() {
             for j in 1..=b.len() {

@@ -59,6 +59,7 @@ impl Bench {
             approvals: Default::default(),
             notices: Vec::new(),
             gatekeeper: None,
+            breaks: Default::default(),
         }
     }
 

@@ -265,8 +265,9 @@ pub fn every_event_kind() -> Vec<EventKind> {
             timed_out: vec![AgentId::from("r2")],
         },
         EventKind::HistoryTrimmed { agent: a.clone(), dropped: 4 },
-        EventKind::Paused { agent: a.clone(), signal: Some(SignalName::from("[ASK]")) },
-        EventKind::Paused { agent: a.clone(), signal: None },
+        EventKind::Paused { agent: a.clone(), signal: Some(SignalName::from("[ASK]")), breakpoint: false },
+        EventKind::Paused { agent: a.clone(), signal: None, breakpoint: true },
+        EventKind::BreakpointsSet { agents: vec![a.clone(), AgentId::from("student")] },
         EventKind::ToolProgress { agent: a.clone(), name: "files.read_text_file".into(), progress: 2.0, total: Some(5.0), message: None },
         EventKind::ToolProgress { agent: a.clone(), name: "clock.wait".into(), progress: 0.5, total: None, message: Some("half".into()) },
         EventKind::ToolApprovalRequested {
@@ -320,11 +321,12 @@ pub fn variant(kind: &EventKind) -> usize {
         EventKind::ToolApprovalRequested { .. } => 18,
         EventKind::ToolApproval { .. } => 19,
         EventKind::RouteMissed { .. } => 20,
+        EventKind::BreakpointsSet { .. } => 21,
     }
 }
 
 /// How many variants [`variant`] knows.
-pub const VARIANTS: usize = 21;
+pub const VARIANTS: usize = 22;
 
 /// One message of each shape the history holds.
 pub fn every_message_shape() -> Vec<Message> {

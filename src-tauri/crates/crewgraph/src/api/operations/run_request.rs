@@ -9,7 +9,8 @@ use ts_rs::TS;
 use utoipa::ToSchema;
 
 use crate::api::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
-use crewgraph_engine::run::{Answer, ToolDecision};
+use crewgraph_engine::run::{Answer, Breaks, ToolDecision};
+use crewgraph_engine::AgentId;
 use crewgraph_llm::{Pace, Stepper, TypedReplies};
 
 /// Where a run's agents' replies come from: their models (or one model for all), a
@@ -95,6 +96,11 @@ pub struct StartRun {
     #[serde(default)]
     #[ts(optional)]
     pub agent: Option<String>,
+    /// Pause before each turn of these agents (ids): the run waits, showing what the
+    /// agent is about to be given, until it is resumed.
+    #[serde(default)]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub breakpoints: Vec<String>,
 }
 
 impl StartRun {
@@ -103,8 +109,14 @@ impl StartRun {
         if self.input.trim().is_empty() {
             return Err(invalid("the input is empty: write what the crew is asked to do"));
         }
-        Ok(RunOptions { requested_agent: self.agent.clone(), ..self.replies.options(api)? })
+        let breaks = Breaks { before: Some(agent_ids(&self.breakpoints)), step: false };
+        Ok(RunOptions { requested_agent: self.agent.clone(), breaks, ..self.replies.options(api)? })
     }
+}
+
+/// Agent ids as a request gives them, trimmed, blanks left out.
+fn agent_ids(ids: &[String]) -> Vec<AgentId> {
+    ids.iter().map(|id| id.trim()).filter(|id| !id.is_empty()).map(AgentId::from).collect()
 }
 
 /// How to go on with a paused run (or an interrupted one).
@@ -115,10 +127,20 @@ pub struct ResumeRun {
     /// The run's id.
     #[schema(example = "run-5f0c2d1e9a7b3c41")]
     pub id: String,
-    /// The person's answer (needed for a paused run).
+    /// The person's answer (needed for a run waiting for one; optional for a run
+    /// paused before an agent's turn, where it is added for that agent to see).
     #[serde(default)]
     #[ts(optional)]
     pub input: Option<String>,
+    /// The agents to pause before from now on (ids; an empty list: none); left
+    /// out, the run's stay.
+    #[serde(default)]
+    #[ts(optional)]
+    pub breakpoints: Option<Vec<String>>,
+    /// Go on for one turn, then pause before the next, whoever has it.
+    #[serde(default)]
+    #[ts(optional, as = "Option<bool>")]
+    pub step: bool,
     #[serde(flatten)]
     #[ts(flatten)]
     pub replies: Replies,
@@ -127,7 +149,8 @@ pub struct ResumeRun {
 impl ResumeRun {
     /// The run options it stands for, or why it cannot go on so.
     pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
-        self.replies.options(api)
+        let breaks = Breaks { before: self.breakpoints.as_deref().map(agent_ids), step: self.step };
+        Ok(RunOptions { breaks, ..self.replies.options(api)? })
     }
 }
 
@@ -181,7 +204,7 @@ mod tests {
     use super::*;
 
     fn start(input: &str, replies: Replies) -> StartRun {
-        StartRun { crew: "exam.yaml".into(), input: input.into(), replies, agent: None }
+        StartRun { crew: "exam.yaml".into(), input: input.into(), replies, agent: None, breakpoints: Vec::new() }
     }
 
     #[test]
@@ -218,7 +241,13 @@ mod tests {
         let typed = start("Go", Replies { typed: true, script: Some(Value::Null), ..Replies::default() }).options(&api).unwrap();
         assert!(typed.typed.is_some() && typed.script.is_none());
         let file =
-            ResumeRun { id: "run-1".into(), input: None, replies: Replies { script_file: Some("s.yaml".into()), ..Replies::default() } };
+            ResumeRun {
+                id: "run-1".into(),
+                input: None,
+                breakpoints: None,
+                step: false,
+                replies: Replies { script_file: Some("s.yaml".into()), ..Replies::default() },
+            };
         assert_eq!(file.options(&api).unwrap().script, Some(ScriptSource::File("s.yaml".into())));
     }
 }
