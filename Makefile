@@ -143,6 +143,7 @@ bench:
 	cargo bench -p crewgraph-mcp --bench tools
 	cargo bench -p crewgraph --bench handoff
 	cargo bench -p crewgraph --bench editor
+	cargo bench -p crewgraph --bench coverage
 	cargo bench -p crewgraph --bench load
 	cargo bench -p crewgraph --bench serve
 	@scripts/setup-local-model.sh
