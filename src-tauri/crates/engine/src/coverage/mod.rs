@@ -3,14 +3,14 @@
 //!
 //! Data flows in this order:
 //!
-//! 1. [`plan`] walks the crew's routes (its graph and its strategy's own decisions)
+//! 1. [`mod@plan`] walks the crew's routes (its graph and its strategy's own decisions)
 //!    and writes one Simulate [`plan::Scenario`] per arrow — each agent's replies,
 //!    a router's decisions, the person's answers at pauses — that takes the arrow
 //!    and then finishes; an arrow no run can take is [`plan::Unreachable`], with
 //!    why in words (replies are written by [`replies`]);
 //! 2. the host runs each scenario with the scripted model (nothing is called), or,
 //!    with a [`probes`] file, each request on a real model;
-//! 3. [`tally`] reads each run's events: the arrows it took (found through
+//! 3. [`mod@tally`] reads each run's events: the arrows it took (found through
 //!    [`arrows`]), each agent's replies without a signal, loops, transfers, cost.
 //!
 //! ```

@@ -9,9 +9,9 @@
 //! strategy's own decision ([`signals::decide`]) about it, so a reply that an
 //! earlier rule would take, or a line its pattern does not match, is never planned
 //! as taking the arrow. Whether a run really takes it is for the run to show (the
-//! host runs each scenario and counts the arrows from its events, [`super::tally`]).
+//! host runs each scenario and counts the arrows from its events, [`mod@super::tally`]).
 //!
-//! What a run can do from each agent is a [`Move`] — one turn (with a group's or a
+//! What a run can do from each agent is a `Move` — one turn (with a group's or a
 //! broadcast's turns inside it, or a router's decision after it) and where the work
 //! goes. Paths are the fewest transfers first (the handoff limit counts transfers),
 //! then the fewest moves.
