@@ -28,6 +28,7 @@ import type { ResumeRun } from "../bindings/ResumeRun";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { StartRun } from "../bindings/StartRun";
+import type { StepContext } from "../bindings/StepContext";
 import type { TriedReply } from "../bindings/TriedReply";
 import type { TryAgent } from "../bindings/TryAgent";
 import type { RunSummary } from "../bindings/RunSummary";
@@ -130,6 +131,11 @@ export interface Backend {
   runCrew(runId: string): Promise<string | null>;
   /** Every stored event of a run. */
   runEvents(runId: string): Promise<RunEvent[]>;
+  /** What the agents of step `step` of a run were given (`agent`: only its calls) —
+   * for each model call the system prompt, the messages shown, those the context
+   * window cut, the tokens. Refused with "not_found", in words, for a step without a
+   * turn (yet: it is stored with its step) or a run recorded before this was kept. */
+  stepContext(runId: string, step: number, agent?: string): Promise<StepContext>;
   /** Scripts for Simulate mode that come with the crew (`scripts/<name>.yaml` beside it). */
   crewScripts(crewPath: string): Promise<string[]>;
   /** Route coverage of the saved crew: one Simulate run per arrow (no model called),

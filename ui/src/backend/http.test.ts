@@ -268,5 +268,8 @@ describe("the browser transport", () => {
       body: { input: "Blue" },
     });
     expect(() => routed("export_run", { id: "run-1", path: "/tmp/r.json" })).toThrow(BackendError);
+    // What an agent saw: the step (and the agent, when named) as the query.
+    expect(routed("step_context", { id: "run-1", step: 7, agent: undefined })).toEqual({ method: "GET", url: "runs/run-1/context?step=7" });
+    expect(routed("step_context", { id: "run-1", step: 3, agent: "reporter" })).toEqual({ method: "GET", url: "runs/run-1/context?step=3&agent=reporter" });
   });
 });

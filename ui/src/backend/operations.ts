@@ -80,6 +80,7 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     openRevision: (crew, revision) => call("open_revision", { crew, revision }),
     runCrew: async (id) => (await call("get_run", { id })).crew,
     runEvents: (id) => call("run_events", { id }),
+    stepContext: (id, step, agent) => call("step_context", { id, step, agent }),
     crewScripts: (crew) => call("crew_scripts", { crew }),
     testCrew: (crew) => call("test_crew", { crew }),
     typeReply: (id, agent, text) => call("type_reply", { id, agent, text }),

@@ -86,6 +86,12 @@ describe("the window's transport", () => {
     ]);
   });
 
+  it("asks what an agent saw at a step by the run's id, the step and the agent", async () => {
+    fake.answers.step_context = { run_id: "run-1", step: 3, calls: [] };
+    await expect(tauriBackend.stepContext("run-1", 3, "reporter")).resolves.toEqual({ run_id: "run-1", step: 3, calls: [] });
+    expect(fake.invoked).toEqual([["step_context", { id: "run-1", step: 3, agent: "reporter" }]]);
+  });
+
   it("names a crew by its path and a model's fields beside its name, as the generated requests say", async () => {
     await tauriBackend.openCrew("/home/ana/exam.yaml");
     await tauriBackend.putModel("fast", { provider: "openai", model: "gpt-4o-mini" });
