@@ -19,6 +19,7 @@ import type { RunSummary } from "./bindings/RunSummary";
 import { dropLaunch, LAUNCH_INPUT, requestLaunch } from "./components/run/launch";
 import { showRecording } from "./components/run/recordings";
 import { exportRecording, followCrew, openRun, showLiveRun } from "./components/run/runActions";
+import { SeenView } from "./components/run/SeenView";
 import { TryAgentPanel } from "./components/run/TryAgentPanel";
 import type { Recording } from "./bindings/Recording";
 import { listenForTryAgent } from "./run/tryAgent";
@@ -198,6 +199,7 @@ export function App() {
       </main>
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
       {files.open && <TryAgentPanel />}
+      {files.open && <SeenView />}
     </div>
   );
 }

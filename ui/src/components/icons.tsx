@@ -41,3 +41,6 @@ export const BackIcon = ({ size = 16, title }: IconProps) => svg(size, title, <p
 
 export const InfoIcon = ({ size = 16, title }: IconProps) =>
   svg(size, title, <><circle cx="12" cy="12" r="9" /><path d="M12 11v6M12 7h.01" /></>);
+
+export const EyeIcon = ({ size = 16, title }: IconProps) =>
+  svg(size, title, <><path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12Z" /><circle cx="12" cy="12" r="3" /></>);

@@ -4,6 +4,9 @@
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { examCrew } from "../../editor/fixtures";
+import { examRun } from "../../run/fixtures";
+import { closeSeen, seenStore } from "../../run/seen";
+import { runStore } from "../../run/store";
 import { examDocument } from "../inspector/testing";
 import { menuFor, type MenuActions } from "./canvasMenus";
 import { ContextMenu } from "./ContextMenu";
@@ -41,6 +44,19 @@ describe("menuFor", () => {
     expect(labels(menu.items)).toEqual(["Edit", "Try this agent", "Connect to…", "Duplicate", "Delete"]);
     menu.items[1].onSelect();
     expect(act.tryAgent).toHaveBeenCalledWith("teacher");
+  });
+
+  it("offers on a card, once its agent's turn in the run shown is over, what it saw", () => {
+    runStore.getState().begin("run-1");
+    runStore.getState().apply({ events: examRun().slice(0, 10), end: null, lost_from: null });
+    const menu = menuFor({ kind: "node", id: "agent:student" }, examCrew(), graph, actions());
+    expect(labels(menu.items)).toEqual(["Edit", "Try this agent", "What Student saw", "Connect to…", "Duplicate", "Delete"]);
+    menu.items[2].onSelect();
+    expect(seenStore.getState().open).toMatchObject({ runId: "run-1", step: 2, agent: "student" });
+    // The reporter is at work: nothing to show of it yet.
+    expect(labels(menuFor({ kind: "node", id: "agent:reporter" }, examCrew(), graph, actions()).items)).not.toContain("What Reporter saw");
+    closeSeen();
+    runStore.getState().reset();
   });
 
   it("offers on an agent added while the app runs only what leaves the crew's file alone", () => {

@@ -1,14 +1,15 @@
 // What each right-click menu of the canvas offers (UX.md: "right-click menus"), in
 // the words of the toolbar and the shortcuts list: the canvas (add an agent there,
-// paste, tidy up, fit), an agent's card (edit, try it, connect it, duplicate,
-// delete), a group frame, End and Wait, and an arrow (edit, re-point, delete). The
-// editor supplies what each item does.
+// paste, tidy up, fit), an agent's card (edit, try it, what it saw in the run
+// shown, connect it, duplicate, delete), a group frame, End and Wait, and an arrow
+// (edit, re-point, delete). The editor supplies what each item does.
 import type { CrewSpec } from "../../bindings/CrewSpec";
 import type { GraphView } from "../../bindings/GraphView";
 import { edgeToEdit, repointKind } from "../../editor/edges";
 import { arrowOf, graphRefs, inSelection } from "../../graph/refs";
 import type { MenuItem } from "./ContextMenu";
 import type { MenuTarget } from "./menuTarget";
+import { latestSeenTurn, openLatestSeen } from "../run/seenFromCard";
 
 /** What the menus' items do (the editor's own actions). */
 export type MenuActions = {
@@ -58,6 +59,7 @@ export function menuFor(target: MenuTarget, spec: CrewSpec, graph: GraphView, ac
       { label: "Edit", hint: "Open this agent's form in the panel on the right", onSelect: () => act.edit(node.id) },
       { label: "Try this agent", hint: "A short chat with this agent alone, before running the whole crew", onSelect: () => act.tryAgent(agent) },
     ];
+    if (latestSeenTurn(agent)) items.push({ label: `What ${node.label} saw`, hint: "Its latest turn in the run: its instructions, the messages it was shown, what it cost", onSelect: () => openLatestSeen(agent) });
     if (own) {
       items.push(
         { label: "Connect to…", hint: "Choose where this agent's work can go, and on which signal", onSelect: () => act.connectFrom(agent) },

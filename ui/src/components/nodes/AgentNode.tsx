@@ -3,6 +3,8 @@
 // (automatic)"), a mark on an agent added while the app runs, and while a run goes
 // on the tool it is using (or waiting for the person to allow); after a reply that
 // came close to a signal without matching, what it wrote and a fix (NearMissNote).
+// Once the run is over, a click on the card shows what the agent saw at its latest
+// turn (components/run/seenFromCard.ts).
 import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
@@ -17,6 +19,7 @@ import { useShallow } from "zustand/react/shallow";
 import { toolAtWork } from "../../run/reducer";
 import { useRun } from "../../run/store";
 import { useNodeRunClass } from "../run/useRunGraph";
+import { useSeenFromCard } from "../run/seenFromCard";
 
 /** The card's model tag: the model it names, and for the default model which one
  * that is now ("default · fast"), so adding a model that became the default shows. */
@@ -32,11 +35,14 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const models = useModels();
   const run = useNodeRunClass(refOfNode(data));
   const tool = useRun(useShallow((s) => toolAtWork(s.view, view.agent ?? undefined)));
+  const showSeen = useSeenFromCard(view.agent);
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: after a run a click shows what the agent saw; keyboards have the card's menu (Shift+F10) and the transcript's button
     <div
       className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${card?.runtime ? " runtime" : ""}${run ? ` ${run}` : ""}`}
       data-agent={view.agent ?? undefined}
       title={view.description ?? undefined}
+      onClick={showSeen}
     >
       <InHandle direction={data.direction} />
       <div className="agent-main">

@@ -4,7 +4,8 @@
 // signals: a group handing the work back ("then"), the move to End, to Wait — and,
 // at its place among them, a reply that matched no signal but came close to one,
 // with its fixes (MissedRoute.tsx). A line clicked selects the arrow it took on
-// the graph and brings the turn whose reply led to it into view in the transcript.
+// the graph and brings the turn whose reply led to it into view in the transcript;
+// its eye opens what that turn's agent saw (SeenButton → SeenView).
 // A long run shows its newest SHOWN_LINES lines, the earlier ones behind a button.
 import { memo, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
@@ -16,6 +17,7 @@ import { runStore, useRun } from "../../run/store";
 import { handoffReason, moveSource, moveTarget, type Namer, timeOf } from "../../run/words";
 import { MissedLine } from "./MissedRoute";
 import { edgeForHandoff } from "./runClasses";
+import { SeenLineButton } from "./SeenButton";
 import { useNames } from "./useNames";
 
 /** Shows a handoff: its arrow selected on the graph, its turn in the transcript. */
@@ -74,7 +76,7 @@ export function Tracker() {
 /** One handoff; a line that did not change is not drawn again. */
 const HandoffLine = memo(function HandoffLine({ handoff, names, highlighted }: { handoff: Handoff; names: Namer; highlighted: boolean }) {
   return (
-    <li>
+    <li className="run-handoff-row">
       <button
         type="button"
         className={`run-handoff run-move-${handoff.kind}${highlighted ? " highlighted" : ""}`}
@@ -89,6 +91,7 @@ const HandoffLine = memo(function HandoffLine({ handoff, names, highlighted }: {
           {timeOf(handoff.timestamp)}
         </time>
       </button>
+      <SeenLineButton turnId={handoff.turn} names={names} />
     </li>
   );
 });

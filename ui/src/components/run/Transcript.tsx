@@ -2,7 +2,8 @@
 // then each agent's turn under its name and avatar colour — its reply as it
 // streams, its tool calls folded away, a pill for the signal it matched (or what
 // came close when none did, with its fixes: MissedRoute.tsx) — the
-// person's answers, and warnings. Follows the newest words unless the person
+// person's answers, and warnings; a turn that is over links to what its agent saw
+// (SeenButton → SeenView). Follows the newest words unless the person
 // scrolled up to read; a tracker line clicked brings its turn into view. A long
 // run shows its newest SHOWN_LINES entries, the earlier ones behind a button.
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
@@ -13,6 +14,7 @@ import { explainFailure } from "../../run/errors";
 import { useRun } from "../../run/store";
 import { type Namer, signalPill } from "../../run/words";
 import { MissedNote } from "./MissedRoute";
+import { SeenButton } from "./SeenButton";
 import { SHOWN_LINES } from "./Tracker";
 import { useNames } from "./useNames";
 
@@ -148,6 +150,7 @@ const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext
             <span />
           </span>
         )}
+        <SeenButton turn={turn} name={name} />
       </header>
       {turn.text ? <p className="run-text">{turn.text}</p> : turn.state === "working" ? null : <p className="run-text muted">(no reply)</p>}
       {turn.tools.map((tool) => (
