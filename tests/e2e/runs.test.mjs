@@ -3,7 +3,9 @@
 // to agent in order, the tracker says why each handoff happened, a pause asks the
 // person and resumes with the answer; Stop ends a run `cancelled`; a stored run is
 // replayed from the runs list; a reply whose signal is misspelt is said on the card
-// and in the tracker, and accepting the spelling is an edit that is saved and undone.
+// and in the tracker, and accepting the spelling is an edit that is saved and undone;
+// what an agent saw (its instructions, what its context window left out) opens from
+// the transcript, the tracker and its card.
 import assert from "node:assert/strict";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -210,6 +212,125 @@ test("a misspelt signal: the card and the tracker say what the student wrote; Ac
   await session.keys(CONTROL, "s");
   await session.waitFor(async () => (await session.find(".dirty-dot")).length === 0, { message: "the second save" });
   assert.doesNotMatch(await readFile(crew, "utf8"), /aliases/);
+});
+
+/** Screenshots of "What … saw": at 1440×900 and at 200 % zoom, `selector` scrolled
+ * into view in the dialog in each. */
+async function seenScreenshots(name, selector) {
+  const show = () => session.execute(`document.querySelector(arguments[0])?.scrollIntoView({ block: "nearest" });`, [selector]);
+  await show();
+  await drawn();
+  await session.screenshot(`${OUT}/${name}.png`);
+  await session.execute(`document.documentElement.style.zoom = "2"`);
+  try {
+    await show();
+    await drawn();
+    await session.screenshot(`${OUT}/${name}-200.png`);
+  } finally {
+    await session.execute(`document.documentElement.style.zoom = ""`);
+    await drawn();
+  }
+}
+
+/** What the open "What … saw" says: its title, the turn, the token words, and the rest. */
+const seen = () =>
+  session.execute(`
+    const d = document.querySelector(".seen-dialog");
+    if (!d) return null;
+    const text = (css) => d.querySelector(css)?.textContent ?? null;
+    const cut = d.querySelector(".seen-cut details");
+    return {
+      title: text("h2"), sub: text(".seen-sub"), tokens: text(".seen-tokens-words"), cutWords: text(".seen-cut-words"),
+      signals: text(".seen-prompt-signals"), own: text(".seen-prompt-own"), cutOpen: cut ? cut.open : null,
+      cutSummary: cut ? cut.querySelector("summary").textContent : null,
+      bar: [...d.querySelectorAll(".seen-bar-part")].map((p) => ({ kind: p.className.replace("seen-bar-part seen-part-", ""), width: p.getBoundingClientRect().width, image: getComputedStyle(p).backgroundImage })),
+      authors: [...d.querySelectorAll(".seen-call > .seen-messages > .seen-message .seen-author")].map((a) => a.textContent),
+      error: text(".seen-error"),
+    };`);
+
+test("what the tutor saw: its instructions with the signal paragraph and what its small context window left out, from the transcript, the tracker and the cards", async () => {
+  const crew = join(work, "tutoring.yaml");
+  await copyFile(new URL("./fixtures/seen.yaml", import.meta.url), crew);
+  await mkdir(join(work, "scripts"), { recursive: true });
+  await copyFile(new URL("./fixtures/seen-script.yaml", import.meta.url), join(work, "scripts", "tutoring.yaml"));
+  await session.call("POST", "/window/rect", { width: 1440, height: 900 });
+  await openCrew(session, crew);
+  await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
+  await chooseSimulate(session, "tutoring.yaml", { pace: "instant" });
+  await session.type(".run-input", "Teach me about the solar system");
+  await session.click(RUN);
+  await statusIs(/^Finished/, "the end of the lesson");
+  assert.equal(await status(), "Finished: Tutor said [DONE]");
+
+  // The tutor's last turn, from its link in the transcript.
+  const turns = await session.execute(`return [...document.querySelectorAll(arguments[0])].map((t) => t.dataset.turn)`, [`.run-transcript .run-turn[aria-label="Tutor's turn"]`]);
+  assert.equal(turns.length, 4, `the tutor's four turns: ${turns}`);
+  const last = `.run-transcript .run-turn[data-turn="${turns.at(-1)}"] .seen-open`;
+  assert.equal((await session.texts(last))[0], "What Tutor saw");
+  await seenScreenshots("27-seen-links", last);
+  await session.click(last);
+  await session.visible(".seen-dialog h2");
+  const told = await session.waitFor(async () => {
+    const now = await seen();
+    return now && (now.tokens || now.error) ? now : null;
+  }, { message: async () => `what the tutor saw, or an error (it shows: ${JSON.stringify(await seen())})` });
+  assert.equal(told.error, null, `no error: ${told.error}`);
+  assert.equal(told.title, "What Tutor saw");
+  assert.match(told.sub, /^Its turn at step 7 · /);
+  // Simulate: no model, so no window known; the bar is what it was sent and what was cut.
+  assert.match(told.tokens, /^\d+ tokens sent to its model \(how many its model can take is not known\)$/);
+  assert.match(told.own, /^You are a patient tutor\./);
+  assert.match(told.signals, /^Added by Crewgraph from its arrows\s*When you have done your part, end your reply with one of these signals/);
+  assert.match(told.signals, /- \[ASK\]: asks the learner a question \(hands the work to Learner\)/);
+  assert.match(told.signals, /- \[DONE\]: the lesson is over/);
+  // Its context_budget of 300 left the first question and answer out: said, greyed in the bar, folded in the list.
+  assert.match(told.cutWords, /^3 earlier messages were left out \(about \d+ tokens\)$/);
+  assert.deepEqual(told.bar.map((p) => p.kind), ["instructions", "messages", "cut"]);
+  assert.ok(told.bar.every((p) => p.width > 0), `each part of the bar drawn: ${JSON.stringify(told.bar)}`);
+  assert.match(told.bar[2].image, /repeating-linear-gradient/, "the cut part hatched");
+  assert.equal(told.cutOpen, false, "the cut messages folded away");
+  assert.match(told.cutSummary, /^Left out by the context window · 3 earlier messages were left out/);
+  assert.deepEqual(told.authors, ["You asked", "Learner", "Tutor", "Learner"]);
+  await seenScreenshots("28-seen-tutor", ".seen-tokens");
+
+  // Unfolded: the cut messages, greyed.
+  await session.click(".seen-cut summary");
+  const greyed = await session.waitFor(() =>
+    session.execute(`const m = [...document.querySelectorAll(".seen-cut-messages .seen-message")]; return m.length && m.every((e) => e.getBoundingClientRect().height > 0) ? m.map((e) => [e.querySelector(".seen-author").textContent, getComputedStyle(e).opacity]) : null;`),
+  { message: "the cut messages shown" });
+  assert.deepEqual(greyed.map(([who]) => who), ["Tutor", "Learner", "Tutor"]);
+  assert.ok(greyed.every(([, opacity]) => Number(opacity) < 1), `greyed: ${JSON.stringify(greyed)}`);
+  await seenScreenshots("29-seen-cut-open", ".seen-cut");
+
+  // Escape closes it; the learner's card opens its latest turn (no budget: nothing cut).
+  await session.keys("\uE00C");
+  await session.waitFor(async () => (await session.find(".seen-dialog")).length === 0, { message: "the view closed" });
+  await session.click('.agent-card[data-agent="learner"] .agent-name');
+  await session.visible(".seen-dialog h2");
+  const learner = await session.waitFor(async () => {
+    const now = await seen();
+    return now && (now.tokens || now.error) ? now : null;
+  }, { message: "what the learner saw" });
+  assert.equal(learner.error, null, `no error: ${learner.error}`);
+  assert.equal(learner.title, "What Learner saw");
+  assert.match(learner.sub, /^Its turn at step 6 · /);
+  assert.equal(learner.cutWords, "Its context window left nothing out.");
+  assert.match(learner.signals, /\[ANSWER\]: answers the tutor/);
+  assert.deepEqual(learner.bar.map((p) => p.kind), ["instructions", "messages"]);
+  await seenScreenshots("30-seen-learner-card", ".seen-said");
+
+  // Earlier turn: the tutor's at step 5.
+  await session.click(".seen-nav .run-button:nth-child(1)");
+  await session.waitFor(async () => /^Its turn at step 5/.test((await seen())?.sub ?? ""), { message: "the turn before" });
+  await session.keys("\uE00C");
+  await session.waitFor(async () => (await session.find(".seen-dialog")).length === 0, { message: "the view closed" });
+
+  // A tracker line's eye: what the tutor saw before its first question.
+  await session.click(".run-handoffs .seen-open-line");
+  await session.waitFor(async () => /^Its turn at step 1/.test((await seen())?.sub ?? ""), { message: "the tutor's first turn from the tracker" });
+  assert.equal((await seen()).title, "What Tutor saw");
+  await session.keys("\uE00C");
+  await session.waitFor(async () => (await session.find(".seen-dialog")).length === 0, { message: "the view closed" });
 });
 
 test("Settings: a model is added, made the default and removed; the list shows no key", async () => {
