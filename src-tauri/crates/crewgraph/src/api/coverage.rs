@@ -186,8 +186,22 @@ async fn scenarios(crew: &Crew, source: &CrewSource, view: &GraphView) -> CrewTe
         cost_per_run: totals.cost_per_run,
         tokens_per_run: totals.tokens_per_run,
         unshown_moves: totals.unshown_moves,
-        notes: tools_note(crew).into_iter().collect(),
+        notes: tools_note(crew).into_iter().chain(asked_by_name(crew, &plan)).collect(),
     }
+}
+
+/// Under `scoring`: the specialists no request's words make the best match, whose
+/// scenarios ask for them by name (`--agent`).
+fn asked_by_name(crew: &Crew, plan: &coverage::Plan) -> Vec<String> {
+    let name = |id: &crewgraph_engine::AgentId| crew.agent(id.as_str()).map_or_else(|| id.to_string(), |a| a.name.clone());
+    let mut named: Vec<String> = plan.scenarios.iter().filter_map(|s| s.requested.as_ref()).map(name).collect();
+    named.dedup();
+    named
+        .into_iter()
+        .map(|agent| {
+            format!("No request's words make {agent} the best match: its scenarios ask for it by name (as `crewgraph run --agent` does).")
+        })
+        .collect()
 }
 
 /// The scenarios' replies are scripted: the tools agents have are not tried.
@@ -240,6 +254,7 @@ async fn run_scenario(crew: &Crew, source: &CrewSource, view: &GraphView, scenar
         notices: Vec::new(),
         gatekeeper,
         breaks: Default::default(),
+        fork: None,
     };
     let cancel = CancellationToken::new();
     let mut outcome = match start_run_for(crew, source, &scenario.input, scenario.requested.as_ref(), &deps, &cancel).await {

@@ -148,9 +148,18 @@ fn limit(crew: &Crew) -> u32 {
 /// The limit in the crew's words.
 fn limit_words(crew: &Crew) -> String {
     match crew.routing.strategy {
-        Strategy::Llm | Strategy::Gatekeeper => format!("max_iterations {} allows {} handoffs", crew.routing.max_iterations, limit(crew)),
-        Strategy::Signals | Strategy::Scoring => format!("max_handoffs {} allows {} transfers", crew.settings.max_handoffs, limit(crew)),
+        Strategy::Llm | Strategy::Gatekeeper => {
+            format!("max_iterations {} allows {}", crew.routing.max_iterations, counted(limit(crew), "handoff", "handoffs"))
+        }
+        Strategy::Signals | Strategy::Scoring => {
+            format!("max_handoffs {} allows {}", crew.settings.max_handoffs, counted(limit(crew), "transfer", "transfers"))
+        }
     }
+}
+
+/// `n` and its word: "1 transfer", "3 transfers".
+fn counted(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// What `agent`'s reply does under the `signals` strategy: the strategy's own decision.
@@ -580,7 +589,7 @@ impl Planner<'_> {
         let m = &self.moves[chosen];
         let there = self.dist[&m.from].0 + m.transfers;
         if there > self.limit {
-            return Err(Some(format!("it takes {there} transfers to get there, and {}", limit_words(self.crew))));
+            return Err(Some(format!("it takes {} to get there, and {}", counted(there, "transfer", "transfers"), limit_words(self.crew))));
         }
         let mut path = self.path_to(&m.from);
         path.push(chosen);
@@ -604,9 +613,11 @@ impl Planner<'_> {
         };
         let transfers: u32 = path.iter().map(|&i| self.moves[i].transfers).sum();
         let ending = match ending {
-            Ok(_) if transfers > self.limit => {
-                Err(format!("finishing after it takes {transfers} transfers in all, and {}", limit_words(self.crew)))
-            }
+            Ok(_) if transfers > self.limit => Err(format!(
+                "finishing after it takes {} in all, and {}",
+                counted(transfers, "transfer", "transfers"),
+                limit_words(self.crew)
+            )),
             other => other,
         };
         Ok(self.assemble(edge, &path, ending, transfers))
@@ -821,7 +832,7 @@ mod tests {
         let reasons = reasons(&plan);
         assert!(
             reasons
-                .contains(&("rule:b:0:agent:c".into(), "it takes 2 transfers to get there, and max_handoffs 2 allows 1 transfers".into())),
+                .contains(&("rule:b:0:agent:c".into(), "it takes 2 transfers to get there, and max_handoffs 2 allows 1 transfer".into())),
             "{reasons:?}"
         );
     }
@@ -862,5 +873,17 @@ mod tests {
         assert_eq!(y.input, "A request about login.");
         assert_eq!(y.requested, None);
         assert_eq!(y.arrows, ["score:s:agent:y", "finalize:y:agent:f", "terminal:f:end"]);
+    }
+
+    #[test]
+    fn a_specialist_no_request_makes_the_best_match_is_asked_for_by_name() {
+        // x and y have the same words; ties go to the agent listed first.
+        let (_, _, plan) = planned(
+            "entry_point: s\nrouting: {strategy: scoring}\nagents: [{id: s}, {id: x, tags: [invoice]}, {id: y, tags: [invoice]}]\n",
+        );
+        assert!(plan.unreachable.is_empty(), "{:?}", reasons(&plan));
+        let x = plan.scenarios.iter().find(|s| s.arrow == "score:s:agent:x").unwrap();
+        let y = plan.scenarios.iter().find(|s| s.arrow == "score:s:agent:y").unwrap();
+        assert_eq!((x.requested.as_deref(), y.requested.as_deref()), (None, Some("y")));
     }
 }
