@@ -16,6 +16,7 @@ import type { EditableCrew } from "./EditableCrew";
 import type { ExplainReply } from "./ExplainReply";
 import type { ExportCrew } from "./ExportCrew";
 import type { ExportRun } from "./ExportRun";
+import type { ForkRun } from "./ForkRun";
 import type { FoundServer } from "./FoundServer";
 import type { GatekeeperAnswer } from "./GatekeeperAnswer";
 import type { GatekeeperQuestion } from "./GatekeeperQuestion";
@@ -157,6 +158,8 @@ export type Operations = {
   start_run: { request: StartRun; answer: RunAccepted; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
   /** One run, whether it is going on here, and its crew */
   get_run: { request: WhichRun; answer: RunDetail; errors: "not_found" | "store" | "invalid_input" };
+  /** A new run forked from a stored one at one of its replies: the turns before it given again from the stored run (no model asked, no tool called again), that reply replaced, the rest run on its model or in Simulate; stored as the first's child (`forked_from`) */
+  fork_run: { request: ForkRun; answer: RunAccepted; errors: "not_found" | "conflict" | "invalid_input" | "invalid_crew" | "store" | "invalid_input" };
   /** What the agents of one step of a run were given: for each model call, the system prompt (its signal paragraph included), the messages shown, those the context window cut, and the tokens (`not_found`: no such run or turn, or a run recorded before this was kept) */
   step_context: { request: WhichStep; answer: StepContext; errors: "not_found" | "store" | "invalid_input" };
   /** Resumes a paused run with the person's answer, or an interrupted one from its last stored step (one resume of a run at a time: the second gets `conflict`) */
@@ -237,6 +240,7 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   list_runs: { method: "GET", path: "/runs", status: 200 },
   start_run: { method: "POST", path: "/runs", status: 202 },
   get_run: { method: "GET", path: "/runs/{id}", status: 200 },
+  fork_run: { method: "POST", path: "/runs/{id}/fork", status: 202 },
   step_context: { method: "GET", path: "/runs/{id}/context", status: 200 },
   resume_run: { method: "POST", path: "/runs/{id}/resume", status: 202 },
   approve_tool_call: { method: "POST", path: "/runs/{id}/approvals/{call_id}", status: 202 },

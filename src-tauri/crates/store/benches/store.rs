@@ -36,6 +36,7 @@ impl Run {
             crew_fingerprint: "fp".into(),
             input: "Go.".into(),
             created_at: Timestamp(1_795_000_000_000),
+            forked_from: None,
         }
     }
 

@@ -35,6 +35,7 @@ fn migrations() -> Migrations<'static> {
         M::up(runs::V2),
         M::up(runs::V3),
         M::up(steps::V2),
+        M::up(runs::V4),
     ])
 }
 
@@ -105,7 +106,7 @@ mod tests {
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-        assert_eq!(version, 10, "one version per migration, applied once");
+        assert_eq!(version, 11, "one version per migration, applied once");
     }
 
     #[test]

@@ -63,5 +63,6 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         notices: Vec::new(),
         gatekeeper: None,
         breaks: Default::default(),
+        fork: None,
     }
 }

@@ -40,7 +40,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::hub::EventHub;
-use super::{Api, ApiError, ApiErrorCode, RunOptions};
+use super::{Api, ApiError, ApiErrorCode, ForkAt, RunOptions};
 
 /// How far behind its run's events a watcher may fall before it is dropped, unless
 /// the host says otherwise ([`Api::with_live_capacity`]).
@@ -328,6 +328,17 @@ impl Api {
         let (api, id, sink) = (self.clone(), id.clone(), Arc::new(LegSink(slot.clone())));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.answer_tool_call(&id, answer, &options, sink, &cancel).await }).await
+    }
+
+    /// Forks run `id` (see [`Api::fork_run`]) in the background; the new run's id
+    /// once its first step is stored.
+    pub async fn spawn_fork(&self, id: &RunId, at: ForkAt, options: RunOptions) -> Result<RunId, ApiError> {
+        self.store()?;
+        let slot = self.live.slot(None)?;
+        slot.hand(&options);
+        let (api, id, sink) = (self.clone(), id.clone(), Arc::new(LegSink(slot.clone())));
+        let cancel = slot.cancel.clone();
+        self.live.spawn(slot, async move { api.fork_run(&id, &at, &options, sink, &cancel).await }).await
     }
 
     /// Cancels run `id`, going on in this host: it ends `cancelled` at once (its

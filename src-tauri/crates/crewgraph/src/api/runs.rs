@@ -110,7 +110,7 @@ fn leg_outcome(id: &RunId, outcome: Result<RunOutcome, RunError>, other: &str) -
 
 /// How many model replies each agent's turns took so far (one per reply that ended a
 /// turn, one per reply that asked for tools), and what the turns' replies said.
-fn replies_used(events: &[RunEvent]) -> RepliesUsed {
+pub(crate) fn replies_used(events: &[RunEvent]) -> RepliesUsed {
     use crewgraph_engine::run::EventKind;
     let mut used = RepliesUsed::default();
     let mut asked_tools: Option<(AgentId, u64)> = None;
@@ -192,7 +192,7 @@ fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, Cre
 }
 
 impl Api {
-    async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
+    pub(crate) async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
         for agent in options.breaks.before.iter().flatten() {
             if crew.agent(agent.as_str()).is_none() {
                 let known: Vec<&str> = crew.agents.iter().map(|a| a.id.as_str()).collect();
@@ -225,6 +225,7 @@ impl Api {
             notices,
             gatekeeper,
             breaks: options.breaks.clone(),
+            fork: None,
         })
     }
 
@@ -294,7 +295,7 @@ impl Api {
 
     /// The crew at `path` as a run takes it: with its runtime agents and the app's
     /// tool servers, and where it came from.
-    async fn crew_to_run(&self, path: &Path) -> Result<(Crew, CrewSource), ApiError> {
+    pub(crate) async fn crew_to_run(&self, path: &Path) -> Result<(Crew, CrewSource), ApiError> {
         let runtime = self.runtime_texts(path).await?;
         let (mut crew, source, files) = runnable_crew(path, &runtime)?;
         self.keep_run_revision(path, &crew.name, &files, &runtime, &source.fingerprint).await;
@@ -355,6 +356,7 @@ impl Api {
             error: stored.snapshot.error,
             tokens: stored.snapshot.tokens,
             crew_revision,
+            forked_from: stored.record.forked_from,
         };
         Ok((summary, crew))
     }

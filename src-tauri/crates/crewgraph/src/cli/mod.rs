@@ -124,6 +124,27 @@ enum Command {
         #[command(flatten)]
         run: RunFlags,
     },
+    /// Fork a stored run at one of its replies: a new run of the same crew on the
+    /// same input whose turns before that reply are given again from the stored run
+    /// (no model asked, no tool called again), with your reply in its place; the rest
+    /// runs on the agents' models, or in Simulate with --script. The seqs are those
+    /// of `crewgraph replay RUN --json` (its `agent_response` events).
+    Fork {
+        /// The stored run's id (see `crewgraph runs`).
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// The seq of the reply to replace.
+        #[arg(long, value_name = "SEQ")]
+        at: u64,
+        /// What the agent says there instead.
+        #[arg(long, value_name = "TEXT")]
+        reply: String,
+        /// Fork on the version of the crew the run ran (when the file changed since).
+        #[arg(long)]
+        on_revision: bool,
+        #[command(flatten)]
+        run: RunFlags,
+    },
     /// Answer a tool call a paused run waits on (its transcript names the call): allow
     /// it once (the default), for the rest of the run, or deny it; the run goes on.
     Approve {
@@ -496,6 +517,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let breaks = if no_breaks { Some(Vec::new()) } else { Some(break_before).filter(|b| !b.is_empty()) };
             Ok(run_cmd::resume(&run_id, input.as_deref(), run_cmd::RunArgs { breaks, step, ..run.into_args() }))
         }
+        Command::Fork { run_id, at, reply, on_revision, run } => Ok(run_cmd::fork(&run_id, at, &reply, on_revision, run.into_args())),
         Command::Approve { run_id, call_id, allow_run, deny, reason, run } => {
             let decision = match (allow_run, deny) {
                 (_, true) => ToolDecision::Deny,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use std::io::IsTerminal;
 
-use crewgraph::api::{Api, ApiError, ApproveToolCall, Replies, ResumeRun, RunOptions, StartRun};
+use crewgraph::api::{Api, ApiError, ApproveToolCall, ForkRun, Replies, ResumeRun, RunOptions, StartRun};
 use crewgraph_engine::run::{approval, Answer, Approvals, RunOutcome, RunStatus, ToolDecision};
 use crewgraph_engine::RunId;
 use tokio_util::sync::CancellationToken;
@@ -93,6 +93,20 @@ pub fn approve(id: &str, call_id: &str, decision: ToolDecision, reason: Option<&
             let id = RunId::from(id);
             let answer = request.answer(&api);
             async move { api.answer_tool_call(&id, answer?.0, &options, printer, &cancel).await }
+        },
+    )
+}
+
+/// `crewgraph fork`: a new run from run `id`'s reply at `seq`, that reply replaced.
+pub fn fork(id: &str, seq: u64, reply: &str, on_revision: bool, args: RunArgs) -> ExitCode {
+    let request = ForkRun { id: id.to_owned(), at: seq, reply: reply.to_owned(), on_revision, replies: replies(&args) };
+    drive(
+        args,
+        |api| request.fork(api).map(|(_, options)| options),
+        |api, options, printer, cancel| {
+            let id = RunId::from(id);
+            let fork = request.fork(&api);
+            async move { api.fork_run(&id, &fork?.0, &options, printer, &cancel).await }
         },
     )
 }

@@ -30,7 +30,14 @@ fn is_unsafe(c: char) -> bool {
 
 /// `println!`, with control characters escaped.
 macro_rules! say {
-    ($($arg:tt)*) => { println!("{}", $crate::cli::terminal::safe(&format!($($arg)*))) };
+    ($($arg:tt)*) => { $crate::cli::terminal::say_line(&format!($($arg)*)) };
+}
+
+/// Prints one line on stdout, control characters escaped; a reader gone (`| head`)
+/// is no failure of ours, so the rest is not printed and nothing panics.
+pub(crate) fn say_line(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{}", safe(text));
 }
 
 /// `eprintln!`, with control characters escaped.

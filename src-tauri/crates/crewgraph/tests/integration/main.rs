@@ -40,6 +40,7 @@ mod e2e;
 mod editor;
 mod file_desk;
 mod first_run;
+mod fork;
 mod fuzz_corpora;
 mod gatekeeper;
 mod help;

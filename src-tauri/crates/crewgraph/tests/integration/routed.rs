@@ -474,6 +474,7 @@ async fn an_interrupted_llm_run_resumes_with_its_workflow_and_the_agents_task() 
         notices: Vec::new(),
         gatekeeper: None,
         breaks: Default::default(),
+        fork: None,
     };
     // The lead's step is stored; the writer's is not.
     let first = Arc::new(Recording::new(ScriptedLlm::new(&Script::parse("s.yaml", &the_whole_desk()).unwrap())));
@@ -519,6 +520,7 @@ async fn a_gatekeeper_crew_without_a_gatekeeper_does_not_start() {
         notices: Vec::new(),
         gatekeeper: None,
         breaks: Default::default(),
+        fork: None,
     };
     let started = start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()).await;
     assert!(matches!(started, Err(RunError::NoGatekeeper)), "{started:?}");
@@ -614,6 +616,7 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         notices: Vec::new(),
         gatekeeper: None,
         breaks: Default::default(),
+        fork: None,
     };
     let outcome =
         tokio::time::timeout(3 * LOCAL_LIMIT, start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()))

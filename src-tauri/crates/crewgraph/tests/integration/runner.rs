@@ -72,6 +72,7 @@ pub fn deps_with(llm: Arc<dyn LlmClient>) -> (RunDeps, Arc<MemoryStore>, Arc<Col
         notices: Vec::new(),
         gatekeeper: None,
         breaks: Default::default(),
+        fork: None,
     };
     (deps, store, sink)
 }

@@ -51,7 +51,15 @@ impl Run<'_> {
             // Its id in the run, the same whenever the turn is taken up again.
             let call_id = format!("call-{asked}-{index}");
             let answer = self.answer.take_if(|answer| answer.call_id == call_id);
-            let result = match self.permission(agent, call, &facts, &call_id, answer) {
+            // A forked run gives again what the stored run's call answered: the tool
+            // is not called twice, nor asked about.
+            let replayed = self.deps.fork.as_ref().and_then(|fork| fork.replay.result(agent_id, &call.id));
+            let permission = match replayed {
+                Some(result) => Permission::Replayed(result),
+                None => self.permission(agent, call, &facts, &call_id, answer),
+            };
+            let result = match permission {
+                Permission::Replayed(result) => result,
                 Permission::Wait => {
                     self.snapshot.current_agent = agent_id.clone();
                     self.finish(RunStatus::Paused, None);
@@ -144,6 +152,8 @@ enum Permission {
     Refused(String),
     /// The run waits for a person to answer.
     Wait,
+    /// A forked run's call, answered as the stored run's was.
+    Replayed(String),
 }
 
 /// A decision on a call of `tool`, remembered for the run when it is `allow_run`.

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::{Answer, Approvals};
 use super::breakpoints::Breaks;
+use super::replay::Fork;
 use super::context::{self, Bounds, Fitter};
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
@@ -67,6 +68,9 @@ pub struct RunDeps {
     /// Which agents the run pauses before, and whether it goes on for one turn only
     /// ([`super::breakpoints`]).
     pub breaks: Breaks,
+    /// A new run forked from a stored one: its replies and tool results before the
+    /// fork point, given again ([`super::replay`]; its `llm` is a [`super::Replaying`]).
+    pub fork: Option<Fork>,
 }
 
 /// Where the crew of a run came from, so a resume can notice it changed.
@@ -160,6 +164,7 @@ pub async fn start_run_for(
         crew_fingerprint: source.fingerprint.clone(),
         input: input.to_owned(),
         created_at: now,
+        forked_from: deps.fork.as_ref().map(|fork| fork.from.clone()),
     };
     let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
     let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());

@@ -124,6 +124,7 @@ impl RunStore for MemoryStore {
                     tokens: e.snapshot.tokens,
                     // This store keeps no crew revisions.
                     crew_revision: None,
+                    forked_from: e.record.forked_from.clone(),
                 })
                 .collect()
         });

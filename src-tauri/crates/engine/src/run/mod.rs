@@ -25,6 +25,7 @@ pub mod message;
 mod parallel;
 pub mod prompt;
 mod resume;
+pub mod replay;
 pub mod routed;
 pub mod seen;
 pub mod sink;
@@ -35,6 +36,7 @@ pub mod tools;
 
 pub use approval::{Answer, Approvals, Pending, ToolDecision};
 pub use breakpoints::Breaks;
+pub use replay::{Fork, ForkPoint, Replay, Replaying};
 pub use driver::{start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{ContextWindow, Ending, LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};

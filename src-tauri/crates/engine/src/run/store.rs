@@ -14,6 +14,7 @@ use ts_rs::TS;
 use super::event::{RunEvent, RunStatus};
 use super::llm::Usage;
 use super::message::Message;
+use super::replay::ForkPoint;
 use super::seen::AgentContext;
 use super::time::Timestamp;
 use crate::ids::{AgentId, RunId};
@@ -29,6 +30,9 @@ pub struct RunRecord {
     pub crew_fingerprint: String,
     pub input: String,
     pub created_at: Timestamp,
+    /// The run it was forked from, and the reply replaced there ([`super::replay`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkPoint>,
 }
 
 /// One transfer, as loop detection remembers it.
@@ -132,6 +136,10 @@ pub struct RunSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub crew_revision: Option<u32>,
+    /// The run it was forked from, and the reply replaced there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub forked_from: Option<ForkPoint>,
 }
 
 /// Why the store failed.

@@ -60,6 +60,7 @@ impl Bench {
             notices: Vec::new(),
             gatekeeper: None,
             breaks: Default::default(),
+            fork: None,
         }
     }
 

@@ -361,6 +361,7 @@ async fn a_request_the_server_refuses_as_too_long_is_trimmed_to_the_window_it_sa
             notices: Vec::new(),
             gatekeeper: None,
             breaks: Default::default(),
+            fork: None,
         };
         let outcome = start_run(&crew, &CrewSource::default(), "Listen.", &deps, &CancellationToken::new()).await.unwrap();
         let events = sink.events();

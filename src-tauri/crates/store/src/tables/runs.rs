@@ -8,7 +8,7 @@
 //! next row in `steps`.
 
 use crewgraph_engine::ids::{AgentId, RunId};
-use crewgraph_engine::run::{RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
+use crewgraph_engine::run::{ForkPoint, RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::error::{from_sql_int, to_sql_int, Fault};
@@ -59,6 +59,12 @@ UPDATE runs SET crew_revision = (
 );
 ";
 
+/// The run a run was forked from, and the `seq` of the reply replaced there.
+pub(crate) const V4: &str = "
+ALTER TABLE runs ADD COLUMN forked_from TEXT;
+ALTER TABLE runs ADD COLUMN forked_at INTEGER;
+";
+
 /// Where a stored run stands: what its next step must continue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Position {
@@ -107,10 +113,10 @@ pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow)
         .prepare_cached(
             "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
                                status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                               input_tokens, output_tokens, cost_usd, stored_steps, crew_revision)
+                               input_tokens, output_tokens, cost_usd, stored_steps, crew_revision, forked_from, forked_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 1,
                      (SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
-                      WHERE c.path = ?3 AND r.fingerprint = ?4))
+                      WHERE c.path = ?3 AND r.fingerprint = ?4), ?20, ?21)
              ON CONFLICT (id) DO NOTHING",
         )?
         .execute(params![
@@ -133,6 +139,8 @@ pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow)
             s.tokens.input_tokens,
             s.tokens.output_tokens,
             s.tokens.cost_usd,
+            record.forked_from.as_ref().map(|f| f.run_id.as_str()),
+            record.forked_from.as_ref().map(|f| to_sql_int(f.seq, "the fork's seq")).transpose()?,
         ])?;
     Ok((added > 0).then(|| conn.last_insert_rowid()))
 }
@@ -196,7 +204,7 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
     let mut statement = conn.prepare_cached(
         "SELECT number, id, crew_name, crew_path, crew_fingerprint, input, created_at,
                 status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                input_tokens, output_tokens, cost_usd
+                input_tokens, output_tokens, cost_usd, forked_from, forked_at
          FROM runs WHERE id = ?1",
     )?;
     let mut rows = statement.query([id.as_str()])?;
@@ -208,6 +216,7 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
         crew_fingerprint: row.get(4)?,
         input: row.get(5)?,
         created_at: timestamp(row, 6, "the creation time")?,
+        forked_from: fork_point(row, 20)?,
     };
     Ok(Some((row.get(0)?, record, snapshot(row, 7)?)))
 }
@@ -216,7 +225,7 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
 pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
     let mut statement = conn.prepare_cached(
         "SELECT id, crew_name, input, status, created_at, updated_at, steps, handoffs, error, input_tokens, output_tokens, cost_usd,
-                crew_path, crew_revision
+                crew_path, crew_revision, forked_from, forked_at
          FROM runs ORDER BY created_at DESC, number DESC",
     )?;
     let mut rows = statement.query([])?;
@@ -235,9 +244,20 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<RunSummary>, Fault> {
             error: row.get(8)?,
             tokens: Usage { input_tokens: row.get(9)?, output_tokens: row.get(10)?, cost_usd: row.get(11)? },
             crew_revision: row.get(13)?,
+            forked_from: fork_point(row, 14)?,
         });
     }
     Ok(runs)
+}
+
+/// The fork point in columns `at` (the run) and `at + 1` (the seq), when there is one.
+fn fork_point(row: &Row, at: usize) -> Result<Option<ForkPoint>, Fault> {
+    let run: Option<String> = row.get(at)?;
+    let seq: Option<i64> = row.get(at + 1)?;
+    Ok(match (run, seq) {
+        (Some(run), Some(seq)) => Some(ForkPoint { run_id: RunId::new(run), seq: from_sql_int(seq, "the fork's seq")? }),
+        _ => None,
+    })
 }
 
 /// The snapshot in columns `at..at + 13` (status … updated_at, then the tokens and cost).

@@ -11,9 +11,12 @@ use crate::support::{every_event_kind, every_message_shape, reply, variant, Run,
 pub async fn a_created_run_loads_back_exactly(subject: Subject) {
     let store = &*subject.store;
     let mut run = Run::new("run-1", 1_795_000_000_000);
+    run.record.forked_from = Some(crewgraph_engine::run::ForkPoint { run_id: RunId::from("run-0"), seq: 12 });
     run.create(store).await.unwrap();
     // Guards against a store that loses the record's optional path or reorders fields.
     run.assert_stored(store).await;
+    let listed = store.list_runs().await.unwrap();
+    assert_eq!(listed[0].forked_from, run.record.forked_from, "a fork is listed with where it came from");
     let loaded = store.load_run(run.id()).await.unwrap().unwrap();
     assert_eq!(loaded.record.crew_path.as_deref(), Some("crews/run-1.yaml"));
     assert_eq!(loaded.snapshot.next_seq, 2, "the first step held two events");
@@ -160,6 +163,7 @@ pub async fn runs_are_listed_newest_first_with_their_latest_snapshot(subject: Su
         error: run.snapshot.error.clone(),
         tokens: run.snapshot.tokens,
         crew_revision: None,
+        forked_from: run.record.forked_from.clone(),
     };
     assert_eq!(listed[2], summary(&runs[1]), "b's summary shows its handoff");
     assert_eq!(listed[3], summary(&runs[0]), "a's summary shows its failure");

@@ -72,6 +72,7 @@ impl Run {
             crew_fingerprint: format!("fp-{id}"),
             input: format!("Ask me about {id} ✓"),
             created_at: Timestamp(created_at),
+            forked_from: None,
         };
         let snapshot = RunSnapshot::starting(AgentId::from("teacher"), Timestamp(created_at));
         Run { record, snapshot, history: Vec::new(), events: Vec::new() }

@@ -39,7 +39,7 @@ pub use models::{
 };
 pub use requests::{Nothing, WhichCrew, WhichModel, WhichRun};
 pub use revisions::{CompareRevisions, DiffRevisions, ListRevisions, OpenRevision, WhichRevision};
-pub use run_request::{ApproveToolCall, Replies, ResumeRun, StartRun};
+pub use run_request::{ApproveToolCall, ForkRun, Replies, ResumeRun, StartRun};
 pub use runs::{
     CancelRun, CheckRecording, ExportRun, GetRun, ImportRecording, ListLiveRuns, ListRuns, RunAccepted, RunDetail, RunEvents, RunRecording,
     StepContextOf, StepRun, TypeReply, WhichStep,
@@ -110,6 +110,7 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<ListRuns>();
     visitor.visit::<StartRun>();
     visitor.visit::<GetRun>();
+    visitor.visit::<ForkRun>();
     visitor.visit::<StepContextOf>();
     visitor.visit::<ResumeRun>();
     visitor.visit::<ApproveToolCall>();

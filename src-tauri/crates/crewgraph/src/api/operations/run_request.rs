@@ -8,7 +8,7 @@ use serde_json::Value;
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-use crate::api::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
+use crate::api::{Api, ApiError, ApiErrorCode, ForkAt, RunOptions, ScriptSource};
 use crewgraph_engine::run::{Answer, Breaks, ToolDecision};
 use crewgraph_engine::AgentId;
 use crewgraph_llm::{Pace, Stepper, TypedReplies};
@@ -151,6 +151,41 @@ impl ResumeRun {
     pub fn options(&self, api: &Api) -> Result<RunOptions, ApiError> {
         let breaks = Breaks { before: self.breakpoints.as_deref().map(agent_ids), step: self.step };
         Ok(RunOptions { breaks, ..self.replies.options(api)? })
+    }
+}
+
+/// A new run forked from a stored one at one of its replies (`POST /runs/{id}/fork`).
+#[derive(Clone, Debug, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct ForkRun {
+    /// The stored run's id.
+    #[schema(example = "run-5f0c2d1e9a7b3c41")]
+    pub id: String,
+    /// The seq of the reply to replace (an `agent_response` event's).
+    #[schema(example = 7)]
+    pub at: u64,
+    /// What the agent says there instead.
+    #[schema(example = "3/4 [ANSWER]")]
+    pub reply: String,
+    /// Fork on the revision of the crew the run ran (when its file changed since).
+    #[serde(default)]
+    #[ts(optional, as = "Option<bool>")]
+    pub on_revision: bool,
+    /// How the agents reply after the fork point (a script, a model, typed).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub replies: Replies,
+}
+
+impl ForkRun {
+    /// Where to fork and the run options, or why it cannot be so.
+    pub fn fork(&self, api: &Api) -> Result<(ForkAt, RunOptions), ApiError> {
+        if self.reply.trim().is_empty() {
+            return Err(invalid("the reply is empty: write what the agent says instead"));
+        }
+        let at = ForkAt { seq: self.at, reply: self.reply.clone(), on_revision: self.on_revision };
+        Ok((at, self.replies.options(api)?))
     }
 }
 

@@ -13,7 +13,7 @@ use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
 use super::requests::{Nothing, WhichRun};
-use super::run_request::{ApproveToolCall, ResumeRun, StartRun};
+use super::run_request::{ApproveToolCall, ForkRun, ResumeRun, StartRun};
 use crate::api::operation::{any_object, schema_of, Operation, Route, Schemas};
 use crate::api::{read_recording, Api, ApiError, ApiErrorCode, Recording, StepContext};
 
@@ -91,6 +91,33 @@ impl Operation for ResumeRun {
         reached(api, &id, "resume it where it ran (crewgraph resume)").await?;
         let options = request.options(api)?;
         Ok(RunAccepted::of(&api.spawn_resume(&id, request.input.as_deref(), options).await?))
+    }
+
+    fn headers(answer: &RunAccepted) -> Vec<(&'static str, String)> {
+        location(answer)
+    }
+}
+
+impl Operation for ForkRun {
+    type Request = Self;
+    const NAME: &'static str = "fork_run";
+    const SUMMARY: &'static str = "A new run forked from a stored one at one of its replies: the turns before it given again from \
+                                   the stored run (no model asked, no tool called again), that reply replaced, the rest run on \
+                                   its model or in Simulate; stored as the first's child (`forked_from`)";
+    const ROUTE: Option<Route> = Some(Route::post("/runs/{id}/fork", "runs").answering(202));
+    const ERRORS: &'static [ApiErrorCode] =
+        &[ApiErrorCode::NotFound, ApiErrorCode::Conflict, ApiErrorCode::InvalidInput, ApiErrorCode::InvalidCrew, ApiErrorCode::Store];
+    type Answer = RunAccepted;
+
+    fn answer_schema(schemas: &mut Schemas) -> RefOr<Schema> {
+        schema_of::<RunAccepted>(schemas)
+    }
+
+    async fn call(request: Self, api: &Api) -> Result<RunAccepted, ApiError> {
+        let id = RunId::from(request.id.as_str());
+        reached(api, &id, "fork it where it ran (crewgraph fork)").await?;
+        let (at, options) = request.fork(api)?;
+        Ok(RunAccepted::of(&api.spawn_fork(&id, at, options).await?))
     }
 
     fn headers(answer: &RunAccepted) -> Vec<(&'static str, String)> {

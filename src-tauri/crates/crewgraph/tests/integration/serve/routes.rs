@@ -44,6 +44,7 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/runs", vec!["get", "post"]),
         ("/runs/{id}", vec!["get"]),
         ("/runs/{id}/context", vec!["get"]),
+        ("/runs/{id}/fork", vec!["post"]),
         ("/runs/live", vec!["get"]),
         ("/runs/{id}/resume", vec!["post"]),
         ("/runs/{id}/approvals/{call_id}", vec!["post"]),
