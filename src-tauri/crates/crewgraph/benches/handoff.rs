@@ -2,7 +2,10 @@
 //! (scripted) replies are instant, so all the time is Crewgraph's own — calling the
 //! agent, matching its signal, deciding, writing the step — with the in-memory
 //! store and with every step persisted to a SQLite file. Divide by 100 for the
-//! time per handoff. `make bench`; figures in BENCHMARKS.md.
+//! time per handoff. And a fork of such a run at its last reply: its 100 handoffs
+//! replayed from the stored run by a model client that fails when asked (so no
+//! model is called), per replayed step ≤ 1 ms being issue 18's bound. `make bench`;
+//! figures in BENCHMARKS.md.
 
 mod common;
 
@@ -11,7 +14,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::sync::Arc;
 
-use crewgraph_engine::run::{start_run, CrewSource, MemoryStore, RunStatus, RunStore};
+use async_trait::async_trait;
+use crewgraph_engine::run::{
+    start_run, CrewSource, Fork, ForkPoint, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore, Replay, Replaying, Role, RunStatus, RunStore,
+    TokenSink,
+};
 use crewgraph_store::SqliteStore;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tokio_util::sync::CancellationToken;
@@ -47,5 +54,50 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A model that is never to be asked: a fork's replayed part calls none.
+struct NoModel;
+
+#[async_trait]
+impl LlmClient for NoModel {
+    async fn complete(&self, _: &LlmRequest<'_>, _: TokenSink<'_>, _: &CancellationToken) -> Result<LlmReply, LlmError> {
+        Err(LlmError::Failed("a fork's replayed part asked a model".into()))
+    }
+}
+
+fn fork(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let crew = common::ping_pong(HANDOFFS as u32 + 2);
+    let script = common::script(HANDOFFS, 240, 0);
+    let source = CrewSource::default();
+    let stored: Arc<dyn RunStore> = Arc::new(MemoryStore::new());
+    let first = runtime
+        .block_on(start_run(&crew, &source, "go", &common::deps(&script, stored.clone()), &CancellationToken::new()))
+        .expect("the first run");
+    let history = runtime.block_on(stored.load_run(&first.run_id)).expect("read").expect("stored").history;
+    let at = history.iter().rposition(|m| m.role == Role::Agent).expect("a reply");
+    let last = history[at].content.clone();
+
+    let mut group = c.benchmark_group("fork_replaying_100_handoffs");
+    group.throughput(Throughput::Elements(HANDOFFS as u64));
+    group.bench_function("in_memory", |b| {
+        b.to_async(&runtime).iter_batched(
+            || Arc::new(MemoryStore::new()) as Arc<dyn RunStore>,
+            |store| {
+                let replay = Arc::new(Replay::of(&history, at, &last));
+                let mut deps = common::deps(&script, store);
+                deps.llm = Arc::new(Replaying { replay: replay.clone(), then: Arc::new(NoModel) });
+                deps.fork = Some(Fork { from: ForkPoint { run_id: first.run_id.clone(), seq: 0 }, replay });
+                let (crew, source) = (&crew, &source);
+                async move {
+                    let outcome = start_run(crew, source, "go", &deps, &CancellationToken::new()).await.expect("forks");
+                    assert_eq!((outcome.status, outcome.handoffs as usize), (RunStatus::Terminated, HANDOFFS), "{:?}", outcome.error);
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, fork);
 criterion_main!(benches);
