@@ -41,13 +41,27 @@ pub(super) fn build_registry(
         }
         None => register_implicitly(file, groups, &mut registry, report),
     }
-    let Registering { mut registry, normalized, refused, .. } = registry;
-    for builtin in builtins() {
+    let Registering { mut registry, mut normalized, refused, rule_aliases } = registry;
+    for mut builtin in builtins() {
         let shadowed =
             registry.lookup(builtin.name.as_str()).is_some() || normalized.contains_key(&normalize(inner(builtin.name.as_str())));
-        if !shadowed {
-            registry.insert(builtin);
+        if shadowed {
+            continue;
         }
+        // A rule's aliases of a built-in signal the crew does not declare are its.
+        for alias in rule_aliases.get(builtin.name.as_str()).into_iter().flatten() {
+            let subject = Subject::Signal { signal: builtin.name.to_string() };
+            let key = normalize(inner(alias.as_str()));
+            if !is_bracket_name(alias) {
+                report.at(alias.span(), Problem::InvalidSignalFormat { signal: alias.to_string() }, subject);
+            } else if let Some(first) = normalized.get(&key).filter(|first| **first != builtin.name.as_str()) {
+                report.at(alias.span(), Problem::SignalsCollide { first: first.clone(), second: alias.to_string() }, subject);
+            } else if !builtin.aliases.iter().any(|a| normalize(inner(a.as_str())) == key) {
+                normalized.insert(key, builtin.name.to_string());
+                builtin.aliases.push(SignalName::from(alias.as_str()));
+            }
+        }
+        registry.insert(builtin);
     }
     (registry, refused)
 }

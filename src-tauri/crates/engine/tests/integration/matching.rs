@@ -158,3 +158,28 @@ fn scan_agrees_with_match_signal_for_each_signal_of_the_crew() {
         }
     }
 }
+
+#[test]
+fn aliases_match_as_their_signal_does_from_an_entry_a_rule_or_for_a_built_in() {
+    let crew = valid(
+        r#"entry_point: a
+signals:
+  - { name: "[QUESTION]", behavior: route, aliases: ["[QUESTON]"] }
+agents:
+  - { id: a }
+  - { id: b, is_terminal: true }
+routing:
+  signals:
+    a:
+      - { signal: "[QUESTION]", target: b, aliases: ["[ASKING]"] }
+      - { signal: "[END]", target: "", aliases: ["[ENDE]"] }
+"#,
+    );
+    let found = |reply: &str| -> Vec<(String, MatchLevel)> {
+        crew.matcher.scan(reply).iter().map(|m| (crew.signals.get(m.signal).name.to_string(), m.level)).collect()
+    };
+    assert_eq!(found("ok [QUESTON]"), [("[QUESTION]".to_owned(), MatchLevel::Exact)]);
+    assert_eq!(found("ok [asking]"), [("[QUESTION]".to_owned(), MatchLevel::CaseInsensitive)]);
+    // A built-in the crew does not declare takes its rule's aliases too.
+    assert_eq!(found("bye [ ende ]"), [("[END]".to_owned(), MatchLevel::Normalized)]);
+}
