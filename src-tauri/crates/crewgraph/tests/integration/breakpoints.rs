@@ -9,19 +9,7 @@ use serde_json::Value;
 
 use crate::e2e::{parse, Sandbox};
 
-const CREW: &str = r#"name: Drill
-entry_point: teacher
-agents:
-  - { id: teacher, system_prompt: Ask. }
-  - { id: student, system_prompt: Answer. }
-routing:
-  signals:
-    teacher:
-      - { signal: "[QUESTION]", target: student }
-      - { signal: "[END]", target: "" }
-    student:
-      - { signal: "[ANSWER]", target: teacher }
-"#;
+use crate::support::DRILL as CREW;
 
 const SCRIPT: &str = "replies:\n  teacher:\n    - \"Q1 [QUESTION]\"\n    - \"Q2 [QUESTION]\"\n    - \"Done. [END]\"\n  \
                       student:\n    - \"A1 [ANSWER]\"\n    - \"A2 [ANSWER]\"\n";

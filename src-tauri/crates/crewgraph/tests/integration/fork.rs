@@ -10,19 +10,7 @@ use serde_json::Value;
 
 use crate::e2e::{parse, Sandbox};
 
-const CREW: &str = r#"name: Drill
-entry_point: teacher
-agents:
-  - { id: teacher, system_prompt: Ask. }
-  - { id: student, system_prompt: Answer. }
-routing:
-  signals:
-    teacher:
-      - { signal: "[QUESTION]", target: student }
-      - { signal: "[END]", target: "" }
-    student:
-      - { signal: "[ANSWER]", target: teacher }
-"#;
+use crate::support::DRILL as CREW;
 
 const WHOLE: &str = "replies:\n  teacher:\n    - \"Q1: 1/2 + 1/4? [QUESTION]\"\n    - \"Wrong, try again. [QUESTION]\"\n    - \"Done. [END]\"\n  \
                      student:\n    - \"5/4 [ANSWER]\"\n    - \"3/4 [ANSWER]\"\n";

@@ -137,3 +137,19 @@ pub fn read_request(stream: &std::net::TcpStream) -> (String, Vec<u8>) {
     let _ = reader.read_exact(&mut body);
     (head, body)
 }
+
+/// A teacher asking and a student answering until the teacher ends it: the crew of
+/// the tests that drive runs step by step (`breakpoints`, `fork`).
+pub const DRILL: &str = r#"name: Drill
+entry_point: teacher
+agents:
+  - { id: teacher, system_prompt: Ask. }
+  - { id: student, system_prompt: Answer. }
+routing:
+  signals:
+    teacher:
+      - { signal: "[QUESTION]", target: student }
+      - { signal: "[END]", target: "" }
+    student:
+      - { signal: "[ANSWER]", target: teacher }
+"#;

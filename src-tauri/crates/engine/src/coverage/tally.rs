@@ -186,15 +186,9 @@ mod tests {
     use super::*;
     use crate::graph::CrewGraph;
     use crate::load::load_str;
-    use crate::run::time::Timestamp;
-    use crate::RunId;
 
     fn events(kinds: Vec<EventKind>) -> Vec<RunEvent> {
-        kinds
-            .into_iter()
-            .enumerate()
-            .map(|(seq, kind)| RunEvent { kind, run_id: RunId::from("run-1"), seq: seq as u64, timestamp: Timestamp(0) })
-            .collect()
+        crate::run::event::numbered(kinds)
     }
 
     #[test]

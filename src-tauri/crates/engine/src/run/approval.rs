@@ -128,16 +128,10 @@ pub fn allowed_for_run(events: &[RunEvent]) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::RunId;
-    use crate::run::time::Timestamp;
     use serde_json::json;
 
     fn events(kinds: Vec<EventKind>) -> Vec<RunEvent> {
-        kinds
-            .into_iter()
-            .enumerate()
-            .map(|(seq, kind)| RunEvent { kind, run_id: RunId::from("r"), seq: seq as u64, timestamp: Timestamp(0) })
-            .collect()
+        crate::run::event::numbered(kinds)
     }
 
     fn asked(call_id: &str, name: &str) -> EventKind {

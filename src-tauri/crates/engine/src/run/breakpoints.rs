@@ -45,11 +45,9 @@ pub fn held(events: &[RunEvent]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::RunId;
-    use crate::run::time::Timestamp;
 
     fn events(kinds: Vec<EventKind>) -> Vec<RunEvent> {
-        kinds.into_iter().enumerate().map(|(i, kind)| RunEvent { kind, run_id: RunId::from("r"), seq: i as u64, timestamp: Timestamp(0) }).collect()
+        crate::run::event::numbered(kinds)
     }
 
     #[test]

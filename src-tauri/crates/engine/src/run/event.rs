@@ -247,6 +247,17 @@ pub struct RunEvent {
     pub timestamp: Timestamp,
 }
 
+/// `kinds` as the events of run `run-1`, numbered from seq 0, at time 0: the
+/// events a test of code that reads a run's events starts from.
+#[cfg(test)]
+pub(crate) fn numbered(kinds: Vec<EventKind>) -> Vec<RunEvent> {
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(seq, kind)| RunEvent { kind, run_id: RunId::from("run-1"), seq: seq as u64, timestamp: Timestamp(0) })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
