@@ -23,13 +23,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::{Answer, Approvals};
 use super::breakpoints::Breaks;
-use super::replay::Fork;
 use super::context::{self, Bounds, Fitter};
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
 use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
 use super::loops;
 use super::message::{Message, Role, ToolCall};
 use super::prompt;
+use super::replay::Fork;
 use super::seen::AgentContext;
 use super::sink::EventSink;
 use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};

@@ -419,12 +419,16 @@ routing:
         assert_eq!(distance("abcdef", "uvwxyz", 2), None);
         assert_eq!(distance("same", "same", 0), Some(0));
         // The band gives what the whole table gives, within the limit.
-        for (a, b, d) in [("question", "queston", 1), ("queston", "question", 1), ("abc", "cab", 2), ("ready", "redy", 1), ("", "ab", 2), ("xy", "", 2)] {
+        for (a, b, d) in
+            [("question", "queston", 1), ("queston", "question", 1), ("abc", "cab", 2), ("ready", "redy", 1), ("", "ab", 2), ("xy", "", 2)]
+        {
             assert_eq!(distance(a, b, 2), Some(d), "{a} / {b}");
         }
         assert_eq!(distance("abcd", "dcba", 2), None, "four edits");
         // Every pair of short strings over two letters: the band agrees with the whole table.
-        let all: Vec<String> = (0..6).flat_map(|n| (0..1u32 << n).map(move |bits| (0..n).map(|i| if bits >> i & 1 == 1 { 'a' } else { 'b' }).collect())).collect();
+        let all: Vec<String> = (0..6)
+            .flat_map(|n| (0..1u32 << n).map(move |bits| (0..n).map(|i| if bits >> i & 1 == 1 { 'a' } else { 'b' }).collect()))
+            .collect();
         for a in &all {
             for b in &all {
                 let whole = full_distance(a, b);

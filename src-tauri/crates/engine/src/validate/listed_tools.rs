@@ -40,7 +40,8 @@ mod tests {
     use super::*;
     use crate::load::load_str;
 
-    const CREW: &str = "entry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    tools: [files.read, files.red, files.*, clock.now]\n\
+    const CREW: &str =
+        "entry_point: a\nagents:\n  - id: a\n    is_terminal: true\n    tools: [files.read, files.red, files.*, clock.now]\n\
                         tools:\n  servers:\n    files:\n      command: mcp-files\n";
 
     #[test]
@@ -48,7 +49,8 @@ mod tests {
         let mut loaded = load_str("crew.yaml", CREW);
         let servers = loaded.crew.as_ref().map(|c| c.tool_servers.clone()).unwrap_or_default();
         check_listed_tools(&mut loaded, &servers, |_| Some(vec!["write".into(), "read".into()]));
-        let errors: Vec<String> = loaded.errors().map(|d| format!("{}: {}", d.location.as_ref().map_or(0, |l| l.column), d.message)).collect();
+        let errors: Vec<String> =
+            loaded.errors().map(|d| format!("{}: {}", d.location.as_ref().map_or(0, |l| l.column), d.message)).collect();
         assert_eq!(
             errors,
             ["25: agent 'a' uses tool 'files.red', but the tool server 'files' has no tool called 'red' (it has: read, write)"]
