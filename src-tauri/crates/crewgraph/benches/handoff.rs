@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use crewgraph_engine::run::{
-    start_run, CrewSource, Fork, ForkPoint, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore, Replay, Replaying, Role, RunStatus, RunStore,
-    TokenSink,
+    start_run, CrewSource, Fork, ForkPoint, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore, Replay, Replaying, Role, RunStatus,
+    RunStore, TokenSink,
 };
 use crewgraph_store::SqliteStore;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
