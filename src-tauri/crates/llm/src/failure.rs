@@ -103,7 +103,9 @@ pub fn tools_refused(text: &str) -> bool {
 pub fn schema_refused(text: &str) -> bool {
     let lower = text.to_lowercase();
     (lower.contains("response_format") || lower.contains("json_schema") || lower.contains("schema"))
-        && ["not support", "unsupported", "invalid", "unknown", "failed", "not allowed", "unrecognized"].iter().any(|said| lower.contains(said))
+        && ["not support", "unsupported", "invalid", "unknown", "failed", "not allowed", "unrecognized"]
+            .iter()
+            .any(|said| lower.contains(said))
 }
 
 /// True when an error answer says the request was longer than the model's context

@@ -135,7 +135,8 @@ impl Models {
                     return Ok((client.clone(), config.price));
                 }
                 // The check found it calling no tool of its own (or its server refusing tools).
-                let json_tools = self.settings.checks.get(&name).is_some_and(|c| c.answers && (c.tools == Some(false) || c.tool_json == Some(true)));
+                let json_tools =
+                    self.settings.checks.get(&name).is_some_and(|c| c.answers && (c.tools == Some(false) || c.tool_json == Some(true)));
                 let client = client_of(&config, &self.local, json_tools)?;
                 clients.insert(id, client.clone());
                 Ok((client, config.price))
@@ -151,13 +152,11 @@ fn client_of(config: &ModelConfig, local: &Arc<LocalModel>, json_tools: bool) ->
     let key = keys::find(config.key_name()).map(|(key, _)| key);
     let limits = config.limits.clone();
     Ok(match config.provider {
-        Provider::Openai => {
-            Arc::new(
-                OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?
-                    .with_max_tokens(config.max_tokens)
-                    .with_tools_through_structured_output(json_tools),
-            )
-        }
+        Provider::Openai => Arc::new(
+            OpenAiClient::new(config.base_url(), &config.model, key.as_ref(), limits)?
+                .with_max_tokens(config.max_tokens)
+                .with_tools_through_structured_output(json_tools),
+        ),
         Provider::Anthropic => {
             Arc::new(AnthropicClient::new(config.base_url(), &config.model, key.as_ref(), limits)?.with_max_tokens(config.max_tokens))
         }

@@ -103,8 +103,11 @@ pub fn offer_in_words(body: &mut Value, tools: &[ToolSpec], asked: Asked) {
 /// schema, or an answer, or either, as `asked`.
 pub fn schema(tools: &[ToolSpec], asked: Asked) -> Value {
     let calls = tools.iter().map(|tool| {
-        let arguments =
-            if tool.parameters.get("type").and_then(Value::as_str) == Some("object") { tool.parameters.clone() } else { json!({"type": "object"}) };
+        let arguments = if tool.parameters.get("type").and_then(Value::as_str) == Some("object") {
+            tool.parameters.clone()
+        } else {
+            json!({"type": "object"})
+        };
         json!({
             "type": "object",
             "properties": {"tool": {"type": "string", "enum": [tool.name]}, "arguments": arguments},

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::load::load_spec_value;
-use crewgraph_engine::run::{start_run_for, EventKind, EventSink, Fork, ForkPoint, Message, Replay, Replaying, Role, RunOutcome, RunStatus};
+use crewgraph_engine::run::{
+    start_run_for, EventKind, EventSink, Fork, ForkPoint, Message, Replay, Replaying, Role, RunOutcome, RunStatus,
+};
 use crewgraph_engine::{Crew, RunId};
 use tokio_util::sync::CancellationToken;
 
@@ -60,11 +62,7 @@ impl Api {
         let fork = final_reply(&stored.history, agent.as_str(), nth).ok_or_else(|| {
             ApiError::new(ApiErrorCode::Store, format!("run '{id}' keeps no message for {agent}'s reply at event {}", at.seq))
         })?;
-        let path = stored
-            .record
-            .crew_path
-            .clone()
-            .ok_or_else(|| invalid(format!("run '{id}' does not say which crew file it ran")))?;
+        let path = stored.record.crew_path.clone().ok_or_else(|| invalid(format!("run '{id}' does not say which crew file it ran")))?;
         let (crew, source) = self.crew_to_run(Path::new(&path)).await?;
         let (crew, source) = if source.fingerprint == stored.record.crew_fingerprint {
             (crew, source)

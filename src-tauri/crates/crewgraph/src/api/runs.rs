@@ -10,9 +10,9 @@ use std::sync::Arc;
 use crewgraph_engine::crew::Strategy;
 use crewgraph_engine::load::{load_path_with, Loaded, RuntimeAgentText};
 use crewgraph_engine::routing::decider::RouteDecider;
-use crewgraph_engine::run::{Breaks, 
-    answer_tool_call, approval, breakpoints, resume_run, start_run_for, Answer, Approvals, CrewSource, EventSink, RunDeps, RunError, RunEvent,
-    RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
+use crewgraph_engine::run::{
+    answer_tool_call, approval, breakpoints, resume_run, start_run_for, Answer, Approvals, Breaks, CrewSource, EventSink, RunDeps,
+    RunError, RunEvent, RunOutcome, RunStatus, RunSummary, StoreError, StoredRun,
 };
 use crewgraph_engine::{AgentId, Crew, RunId};
 use crewgraph_llm::{Pace, RepliesUsed, Script, Stepper, TypedReplies, UsedReply};

@@ -455,7 +455,16 @@ impl RunFlags {
             Some(ApproveTools::ReadOnly) => Some(Approvals::ReadOnly),
             Some(ApproveTools::None) => Some(Approvals::Nothing),
         };
-        run_cmd::RunArgs { script: self.script, model: self.model, agent: None, json: self.json, db: self.db, approvals, breaks: None, step: false }
+        run_cmd::RunArgs {
+            script: self.script,
+            model: self.model,
+            agent: None,
+            json: self.json,
+            db: self.db,
+            approvals,
+            breaks: None,
+            step: false,
+        }
     }
 }
 
@@ -504,11 +513,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate { files } => Ok(validate::run(&files)),
         Command::Match { json: true, .. } => match_cmd::run_json(std::io::stdin().lock()),
-        Command::Match { explain: true, crew, agent, content, .. } => Ok(match_cmd::explain(
-            &crew.unwrap_or_default(),
-            &agent.unwrap_or_default(),
-            &content.unwrap_or_default(),
-        )),
+        Command::Match { explain: true, crew, agent, content, .. } => {
+            Ok(match_cmd::explain(&crew.unwrap_or_default(), &agent.unwrap_or_default(), &content.unwrap_or_default()))
+        }
         Command::Match { signal, content, .. } => Ok(match_cmd::run_one(&signal.unwrap_or_default(), &content.unwrap_or_default())),
         Command::Run { file, input, agent, break_before, run } => {
             Ok(run_cmd::run(&file, &input, run_cmd::RunArgs { agent, breaks: Some(break_before), ..run.into_args() }))

@@ -40,14 +40,13 @@ pub struct RunArgs {
 
 pub fn run(file: &Path, input: &str, args: RunArgs) -> ExitCode {
     // The one run request the window and the server take too, checked alike.
-    let request =
-        StartRun {
-            crew: file.display().to_string(),
-            input: input.to_owned(),
-            replies: replies(&args),
-            agent: args.agent.clone(),
-            breakpoints: args.breaks.clone().unwrap_or_default(),
-        };
+    let request = StartRun {
+        crew: file.display().to_string(),
+        input: input.to_owned(),
+        replies: replies(&args),
+        agent: args.agent.clone(),
+        breakpoints: args.breaks.clone().unwrap_or_default(),
+    };
     drive(
         args,
         |api| request.options(api),

@@ -110,7 +110,11 @@ pub fn context(id: &str, step: u32, agent: Option<&str>, db: Option<&Path>, json
                         (role, None) => format!("{role:?}").to_lowercase(),
                     };
                     let calls: Vec<String> = message.tool_calls.iter().map(|c| format!("{} {}", c.name, c.arguments)).collect();
-                    let text = if calls.is_empty() { message.content.clone() } else { format!("{} [calls {}]", message.content, calls.join(", ")) };
+                    let text = if calls.is_empty() {
+                        message.content.clone()
+                    } else {
+                        format!("{} [calls {}]", message.content, calls.join(", "))
+                    };
                     let mut lines = text.lines();
                     say!("    [{who}] {}", lines.next().unwrap_or_default());
                     for line in lines {

@@ -12,7 +12,8 @@ use crate::e2e::{parse, Sandbox};
 
 use crate::support::DRILL as CREW;
 
-const WHOLE: &str = "replies:\n  teacher:\n    - \"Q1: 1/2 + 1/4? [QUESTION]\"\n    - \"Wrong, try again. [QUESTION]\"\n    - \"Done. [END]\"\n  \
+const WHOLE: &str =
+    "replies:\n  teacher:\n    - \"Q1: 1/2 + 1/4? [QUESTION]\"\n    - \"Wrong, try again. [QUESTION]\"\n    - \"Done. [END]\"\n  \
                      student:\n    - \"5/4 [ANSWER]\"\n    - \"3/4 [ANSWER]\"\n";
 
 /// What comes after the student's first reply, in a fork where it answered right.
@@ -63,7 +64,11 @@ fn a_fork_gives_the_turns_before_again_replaces_the_reply_and_runs_on() {
     // A seq that is no reply, and one that does not exist, say where replies are.
     let no_reply = sandbox.cg(&["fork", &id, "--at", "0", "--reply", "x", "--script", after.to_str().unwrap()]);
     assert_eq!(no_reply.code, 1);
-    assert!(no_reply.stderr.contains(&format!("event 0 of run '{id}' is no agent's reply (it is a run_started); its replies are at ")), "{}", no_reply.stderr);
+    assert!(
+        no_reply.stderr.contains(&format!("event 0 of run '{id}' is no agent's reply (it is a run_started); its replies are at ")),
+        "{}",
+        no_reply.stderr
+    );
     let nowhere = sandbox.cg(&["fork", &id, "--at", "999", "--reply", "x"]);
     assert!(nowhere.stderr.contains(&format!("run '{id}' has no event 999 (its events go from 0 to ")), "{}", nowhere.stderr);
 

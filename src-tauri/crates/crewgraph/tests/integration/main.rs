@@ -30,8 +30,8 @@
 mod approvals;
 mod bad_db;
 mod bad_runs;
-mod breakpoints;
 mod batches;
+mod breakpoints;
 mod chaos;
 mod coverage;
 mod crash;

@@ -379,7 +379,19 @@ impl PlainServer {
         let paths = crewgraph_llm::LocalPaths::find().unwrap_or_else(|e| panic!("{e}"));
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
         let child = std::process::Command::new(&paths.server)
-            .args(["-m", paths.model.to_str().unwrap(), "--host", "127.0.0.1", "--port", &port, "-c", "4096", "--threads", "1", "--no-webui"])
+            .args([
+                "-m",
+                paths.model.to_str().unwrap(),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port,
+                "-c",
+                "4096",
+                "--threads",
+                "1",
+                "--no-webui",
+            ])
             .args(extra)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -422,7 +434,11 @@ fn a_server_that_refuses_tools_gets_them_through_structured_output_and_the_check
     let checked = sandbox.cg(&["models", "check", "plain", "--json"]);
     assert_eq!(checked.code, 0, "{}\n{}", checked.stdout, checked.stderr);
     let check = parse(checked.lines()[0]);
-    assert_eq!((check["answers"].as_bool(), check["tools"].as_bool(), check["tool_json"].as_bool()), (Some(true), Some(true), Some(true)), "{check}");
+    assert_eq!(
+        (check["answers"].as_bool(), check["tools"].as_bool(), check["tool_json"].as_bool()),
+        (Some(true), Some(true), Some(true)),
+        "{check}"
+    );
     let words = sandbox.cg(&["models", "check", "plain"]);
     assert!(words.stdout.contains("tool calling       yes, through structured output"), "{}", words.stdout);
 

@@ -55,7 +55,8 @@ fn a_misspelt_signal_is_a_route_missed_event_before_the_run_ends_and_an_alias_ro
     assert_eq!(missed[at + 1]["status"], "no_route");
 
     // The one-click fix, as a file says it: the spelling becomes an alias of the signal.
-    let aliased = CREW.replace(r#"{ signal: "[QUESTION]", target: teacher }"#, r#"{ signal: "[QUESTION]", target: teacher, aliases: ["[QUESTON]"] }"#);
+    let aliased = CREW
+        .replace(r#"{ signal: "[QUESTION]", target: teacher }"#, r#"{ signal: "[QUESTION]", target: teacher, aliases: ["[QUESTON]"] }"#);
     let routed = run(&sandbox, &aliased);
     assert!(routed.iter().all(|e| e["type"] != "route_missed"), "{routed:#?}");
     let matched = routed.iter().find(|e| e["type"] == "signal_matched").expect("the alias matched");

@@ -66,7 +66,11 @@ fn a_turn_shows_its_instructions_what_it_was_shown_and_what_the_budget_cut() {
     // A step without a turn, and an unknown run, in words.
     let nowhere = sandbox.cg(&["context", &id, "--step", "99"]);
     assert_eq!(nowhere.code, 1);
-    assert!(nowhere.stderr.contains(&format!("run '{id}' has no turn at step 99 (its agents' turns are steps 1 to ")), "{}", nowhere.stderr);
+    assert!(
+        nowhere.stderr.contains(&format!("run '{id}' has no turn at step 99 (its agents' turns are steps 1 to ")),
+        "{}",
+        nowhere.stderr
+    );
     let unknown = sandbox.cg(&["context", "run-nobody", "--step", "1"]);
     assert_eq!(unknown.code, 1);
     assert!(unknown.stderr.contains("run-nobody"), "{}", unknown.stderr);

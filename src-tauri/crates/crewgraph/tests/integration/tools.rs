@@ -256,7 +256,9 @@ fn the_pickers_listing_starts_a_crews_server_in_its_folder_and_validation_then_k
         assert!(!validation.valid);
         let error = validation.diagnostics.iter().find(|d| d.is_error()).unwrap();
         assert_eq!(error.location.as_ref().map(|l| (l.line, l.column)), Some((6, 35)));
-        assert!(error.plain.starts_with("a uses the tool 'files.list_directry', but the tool server 'files' has no tool called 'list_directry'"));
+        assert!(error
+            .plain
+            .starts_with("a uses the tool 'files.list_directry', but the tool server 'files' has no tool called 'list_directry'"));
         api.stop_tool_servers().await;
     });
 }
@@ -306,7 +308,9 @@ fn app_wide_servers_are_kept_checked_imported_listed_for_the_picker_and_used_by_
             .collect();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(
-            errors[0].starts_with("6:30 agent 'a' uses tool 'everything.ech0', but the tool server 'everything' has no tool called 'ech0' (it has: "),
+            errors[0].starts_with(
+                "6:30 agent 'a' uses tool 'everything.ech0', but the tool server 'everything' has no tool called 'ech0' (it has: "
+            ),
             "{errors:?}"
         );
         assert!(errors[0].contains("echo, "), "it names the tools it has: {errors:?}");

@@ -122,7 +122,8 @@ pub(crate) fn contexts(conn: &Connection, run: i64) -> Result<Option<Vec<AgentCo
     let mut kept = false;
     while let Some(row) = rows.next()? {
         let step: u32 = row.get(0)?;
-        let Some(text) = row.get_ref(1)?.as_str_or_null().map_err(|err| Fault::Unreadable(format!("step {step}'s contexts are not text: {err}")))?
+        let Some(text) =
+            row.get_ref(1)?.as_str_or_null().map_err(|err| Fault::Unreadable(format!("step {step}'s contexts are not text: {err}")))?
         else {
             continue;
         };

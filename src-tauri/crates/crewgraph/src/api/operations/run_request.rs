@@ -275,14 +275,13 @@ mod tests {
         assert_eq!(options.model.as_deref(), Some("fast"));
         let typed = start("Go", Replies { typed: true, script: Some(Value::Null), ..Replies::default() }).options(&api).unwrap();
         assert!(typed.typed.is_some() && typed.script.is_none());
-        let file =
-            ResumeRun {
-                id: "run-1".into(),
-                input: None,
-                breakpoints: None,
-                step: false,
-                replies: Replies { script_file: Some("s.yaml".into()), ..Replies::default() },
-            };
+        let file = ResumeRun {
+            id: "run-1".into(),
+            input: None,
+            breakpoints: None,
+            step: false,
+            replies: Replies { script_file: Some("s.yaml".into()), ..Replies::default() },
+        };
         assert_eq!(file.options(&api).unwrap().script, Some(ScriptSource::File("s.yaml".into())));
     }
 }
