@@ -7,6 +7,8 @@ import { examCrew } from "../../editor/fixtures";
 import { examRun } from "../../run/fixtures";
 import { closeSeen, seenStore } from "../../run/seen";
 import { runStore } from "../../run/store";
+import { editorStore } from "../../editor/store";
+import { chosenBreakpoints } from "../../run/breakpoints";
 import { examDocument } from "../inspector/testing";
 import { menuFor, type MenuActions } from "./canvasMenus";
 import { ContextMenu } from "./ContextMenu";
@@ -41,7 +43,8 @@ describe("menuFor", () => {
     const act = actions();
     const menu = menuFor({ kind: "node", id: "agent:teacher" }, examCrew(), graph, act);
     expect(menu.label).toBe("Agent Teacher");
-    expect(labels(menu.items)).toEqual(["Edit", "Try this agent", "Connect to…", "Duplicate", "Delete"]);
+    // (A crew never saved: a run needs its file, so no pausing before it yet.)
+    expect(labels(menu.items)).toEqual(["Edit", "Try this agent", "(Pause before Teacher)", "Connect to…", "Duplicate", "Delete"]);
     menu.items[1].onSelect();
     expect(act.tryAgent).toHaveBeenCalledWith("teacher");
   });
@@ -50,7 +53,7 @@ describe("menuFor", () => {
     runStore.getState().begin("run-1");
     runStore.getState().apply({ events: examRun().slice(0, 10), end: null, lost_from: null });
     const menu = menuFor({ kind: "node", id: "agent:student" }, examCrew(), graph, actions());
-    expect(labels(menu.items)).toEqual(["Edit", "Try this agent", "What Student saw", "Connect to…", "Duplicate", "Delete"]);
+    expect(labels(menu.items)).toEqual(["Edit", "Try this agent", "What Student saw", "(Pause before Student)", "Connect to…", "Duplicate", "Delete"]);
     menu.items[2].onSelect();
     expect(seenStore.getState().open).toMatchObject({ runId: "run-1", step: 2, agent: "student" });
     // The reporter is at work: nothing to show of it yet.
@@ -61,7 +64,22 @@ describe("menuFor", () => {
 
   it("offers on an agent added while the app runs only what leaves the crew's file alone", () => {
     const runtime = { ...graph, nodes: [...graph.nodes, { ...graph.nodes[1], id: "agent:gardener", label: "Gardener", agent: "gardener", entry: false }] };
-    expect(labels(menuFor({ kind: "node", id: "agent:gardener" }, examCrew(), runtime, actions()).items)).toEqual(["Edit", "Try this agent"]);
+    expect(labels(menuFor({ kind: "node", id: "agent:gardener" }, examCrew(), runtime, actions()).items)).toEqual(["Edit", "Try this agent", "(Pause before Gardener)"]);
+  });
+
+  it("toggles pausing before an agent, for the crew open, the words saying which way", () => {
+    editorStore.setState({ path: "/crews/exam.yaml" });
+    const menu = () => menuFor({ kind: "node", id: "agent:student" }, examCrew(), graph, actions());
+    const item = () => menu().items.find((i) => /pause before Student/i.test(i.label));
+    expect(item()?.label).toBe("Pause before Student");
+    item()?.onSelect();
+    expect(chosenBreakpoints("/crews/exam.yaml")).toEqual(["student"]);
+    expect(item()?.label).toBe("Don't pause before Student");
+    // Another crew keeps its own.
+    expect(chosenBreakpoints("/crews/other.yaml")).toEqual([]);
+    item()?.onSelect();
+    expect(chosenBreakpoints("/crews/exam.yaml")).toEqual([]);
+    editorStore.setState({ path: null });
   });
 
   it("offers re-pointing on arrows that can lead elsewhere", () => {

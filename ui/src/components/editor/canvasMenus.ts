@@ -1,8 +1,9 @@
 // What each right-click menu of the canvas offers (UX.md: "right-click menus"), in
 // the words of the toolbar and the shortcuts list: the canvas (add an agent there,
 // paste, tidy up, fit), an agent's card (edit, try it, what it saw in the run
-// shown, connect it, duplicate, delete), a group frame, End and Wait, and an arrow
-// (edit, re-point, delete). The editor supplies what each item does.
+// shown, pause runs before it or not — run/breakpoints.ts —, connect it, duplicate,
+// delete), a group frame, End and Wait, and an arrow (edit, re-point, delete). The
+// editor supplies what each item does.
 import type { CrewSpec } from "../../bindings/CrewSpec";
 import type { GraphView } from "../../bindings/GraphView";
 import { edgeToEdit, repointKind } from "../../editor/edges";
@@ -10,6 +11,8 @@ import { arrowOf, graphRefs, inSelection } from "../../graph/refs";
 import type { MenuItem } from "./ContextMenu";
 import type { MenuTarget } from "./menuTarget";
 import { latestSeenTurn, openLatestSeen } from "../run/seenFromCard";
+import { editorStore } from "../../editor/store";
+import { pausesBefore, toggleBreakpoint } from "../../run/breakpoints";
 
 /** What the menus' items do (the editor's own actions). */
 export type MenuActions = {
@@ -60,6 +63,7 @@ export function menuFor(target: MenuTarget, spec: CrewSpec, graph: GraphView, ac
       { label: "Try this agent", hint: "A short chat with this agent alone, before running the whole crew", onSelect: () => act.tryAgent(agent) },
     ];
     if (latestSeenTurn(agent)) items.push({ label: `What ${node.label} saw`, hint: "Its latest turn in the run: its instructions, the messages it was shown, what it cost", onSelect: () => openLatestSeen(agent) });
+    items.push(pauseItem(agent, node.label));
     if (own) {
       items.push(
         { label: "Connect to…", hint: "Choose where this agent's work can go, and on which signal", onSelect: () => act.connectFrom(agent) },
@@ -79,4 +83,17 @@ export function menuFor(target: MenuTarget, spec: CrewSpec, graph: GraphView, ac
     };
   }
   return { label: node.label, items: [{ label: "What is this?", onSelect: () => act.edit(node.id) }, ...canvas.slice(2)] };
+}
+
+/** "Pause before Student" / "Don't pause before Student": the crew open's runs
+ * (a run paused now, from its next resume) pause before the agent's turns, or not. */
+function pauseItem(agent: string, name: string): MenuItem {
+  const crew = editorStore.getState().path;
+  if (!crew) return { label: `Pause before ${name}`, disabled: true, hint: "Save the crew first: a run uses the saved file", onSelect: () => {} };
+  const pausing = pausesBefore(crew, agent);
+  return {
+    label: `${pausing ? "Don't pause" : "Pause"} before ${name}`,
+    hint: pausing ? `Runs go on through ${name}'s turns` : `Runs stop before each of ${name}'s turns: you see what it is about to be given, and go on when you are ready`,
+    onSelect: () => toggleBreakpoint(crew, agent),
+  };
 }

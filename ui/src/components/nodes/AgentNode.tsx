@@ -4,11 +4,12 @@
 // on the tool it is using (or waiting for the person to allow); after a reply that
 // came close to a signal without matching, what it wrote and a fix (NearMissNote).
 // Once the run is over, a click on the card shows what the agent saw at its latest
-// turn (components/run/seenFromCard.ts).
+// turn (components/run/seenFromCard.ts). A run that pauses before it marks it (PauseMark).
 import type { NodeProps } from "@xyflow/react";
 import { type CrewNode, refOfNode } from "../../graph/toFlow";
 import { InHandle, OutHandle } from "./handles";
 import { NearMissNote } from "./NearMissNote";
+import { PauseMark } from "./PauseMark";
 import { avatarColor, avatarLetter } from "../../graph/style";
 import type { ModelView } from "../../bindings/ModelView";
 import { useModels } from "../../models/store";
@@ -61,6 +62,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
             <span className="model-tag" title="The model this agent uses">
               {modelTag(view.model, models)}
             </span>
+            <PauseMark agent={view.agent} name={view.label} />
             {view.entry && (
               <span className="start-tag" title="Runs start with this agent">
                 starts here
