@@ -5,7 +5,9 @@
 // box here instead of the input). A scripted run goes at the pace chosen for the
 // crew (run/pace.ts): at once, as a model would write, or step by step, each turn
 // waiting for Next. When the crew waits for the person, the box asks for their
-// answer and Resume sends it. A model that did not answer its last check is named
+// answer and Resume sends it; paused before an agent's turn (a card marked "pauses
+// here": run/breakpoints.ts, sent with the run), PauseBeforeCard shows what the agent
+// is about to be given and the ways on. A model that did not answer its last check is named
 // before the run starts, with a way on (check it again, or Simulate instead). A run
 // the start view asked for (launch.ts) is taken when the panel appears and started
 // as soon as the crew can run.
@@ -26,6 +28,9 @@ import { useRun } from "../../run/store";
 import { ReplyBoxes } from "./ReplyBoxes";
 import { type Launch, takeLaunch } from "./launch";
 import { ApprovalCard } from "./ApprovalCard";
+import { chosenBreakpoints, type GoOn, goOnRequest, resumeBreakpoints, setBreakpoints, startBreakpoints } from "../../run/breakpoints";
+import { runStore } from "../../run/store";
+import { PauseBeforeCard } from "./PauseBeforeCard";
 import { approveToolCall, catchUp, resumeRun, startRun, stepRun, stopRun } from "./runActions";
 import { useNames } from "./useNames";
 
@@ -84,6 +89,8 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const paused = !replaying && status === "paused";
   // Paused at a tool call the person is to allow, not for an answer.
   const approving = paused && approval !== null;
+  // Paused before an agent's turn, as the person asked.
+  const atBreak = paused && !approving && pausedAt?.breakpoint === true;
   const interrupted = !replaying && status === "running" && (ended === "interrupted" || ended === "finished");
   const lagged = !replaying && ended === "lagged";
   const simulate = model === SIMULATE;
@@ -172,7 +179,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     setBusy("starting");
     setError(null);
     try {
-      await startRun({ crew: crewPath, input: input.trim(), ...options() });
+      await startRun({ crew: crewPath, input: input.trim(), ...options(), breakpoints: startBreakpoints(crewPath) });
     } catch (e) {
       setError(`Could not start the run: ${message(e)}`);
     } finally {
@@ -202,10 +209,26 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     setBusy("resuming");
     setError(null);
     try {
-      await resumeRun(runId, { ...(paused ? { input: answer.trim() } : {}), ...options() });
+      const breakpoints = resumeBreakpoints(chosenBreakpoints(crewPath), runStore.getState().view?.breakpoints ?? []);
+      await resumeRun(runId, { ...(paused ? { input: answer.trim() } : {}), ...options(), ...(breakpoints ? { breakpoints } : {}) });
       setAnswer("");
     } catch (e) {
       setError(`Could not resume the run: ${message(e)}`);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  // From a pause before an agent's turn: one turn, on, or on without pausing again.
+  const goOn = async (how: GoOn, words: string) => {
+    if (busy !== null || !runId) return;
+    setBusy("resuming");
+    setError(null);
+    try {
+      await resumeRun(runId, { ...goOnRequest(how, words, chosenBreakpoints(crewPath), runStore.getState().view?.breakpoints ?? []), ...options() });
+      if (how === "no_pauses" && crewPath) setBreakpoints(crewPath, []);
+    } catch (e) {
+      setError(`Could not go on: ${message(e)}`);
     } finally {
       setBusy(null);
     }
@@ -265,6 +288,8 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
       {stepping && <NextStep waiting={nextFor} names={names} onNext={() => void next()} />}
       {approving && approval ? (
         <ApprovalCard wait={approval} names={names} busy={busy !== null} onAnswer={(decision, reason) => void answerCall(decision, reason)} />
+      ) : atBreak && pausedAt ? (
+        <PauseBeforeCard pause={pausedAt} names={names} busy={busy !== null} onGo={(how, words) => void goOn(how, words)} />
       ) : replying ? (
         <ReplyBoxes runId={runId} />
       ) : (
@@ -300,7 +325,9 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
           title={
             approving
               ? "Allow the tool call above, or not, to go on"
-              : paused
+              : atBreak
+                ? "Go on with the buttons above"
+                : paused
                 ? "Send your answer and go on (Ctrl+Enter)"
                 : interrupted
                   ? "Go on from the last step"
