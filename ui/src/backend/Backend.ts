@@ -17,6 +17,7 @@ import type { CrewSummary } from "../bindings/CrewSummary";
 import type { CrewTest } from "../bindings/CrewTest";
 import type { EditableCrew } from "../bindings/EditableCrew";
 import type { FoundServer } from "../bindings/FoundServer";
+import type { ForkRun } from "../bindings/ForkRun";
 import type { ModelCheck } from "../bindings/ModelCheck";
 import type { ModelRequest } from "../bindings/ModelRequest";
 import type { ModelView } from "../bindings/ModelView";
@@ -25,6 +26,7 @@ import type { RecentCrew } from "../bindings/RecentCrew";
 import type { SaveCrew } from "../bindings/SaveCrew";
 import type { SavedCrew } from "../bindings/SavedCrew";
 import type { ResumeRun } from "../bindings/ResumeRun";
+import type { RunAccepted } from "../bindings/RunAccepted";
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { StartRun } from "../bindings/StartRun";
@@ -110,6 +112,13 @@ export interface Backend {
   /** Starts a run; its events arrive on `onBatch` (in batches, every `seq` once, the
    * last batch with `end`). Answers the run's id once its first step is stored. */
   startRun(request: StartRun, onBatch: (batch: RunBatch) => void): Promise<string>;
+  /** A new run from a stored one, at its reply `at` (an `agent_response` seq): the
+   * turns before given again from the stored run, that reply replaced, the rest on the
+   * model or a script. Answers at once; the new run goes on (watch it as any run).
+   * Refused in words (a seq that is no reply, a run going on, a model- or
+   * service-routed crew, a crew file changed since: `on_revision` forks the version
+   * it ran). */
+  forkRun(request: ForkRequest): Promise<RunAccepted>;
   /** Watches a run from after event `after` (all of it when null): stored, then live. */
   watchRun(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
   /** Resumes a paused run with the person's answer; events after `after` on `onBatch`. */
@@ -166,6 +175,10 @@ export interface Backend {
   /** The ids of the runs going on now (in the window's app, or in the server). */
   liveRuns(): Promise<string[]>;
 }
+
+/** A fork's request, its `at` a plain number (the generated type says bigint for a
+ * u64, which JSON cannot carry). */
+export type ForkRequest = Omit<ForkRun, "at"> & { at: number };
 
 /** An API failure as the backend reports it: `{code, message}`. */
 export class BackendError extends Error {

@@ -268,6 +268,12 @@ describe("the browser transport", () => {
       body: { input: "Blue" },
     });
     expect(() => routed("export_run", { id: "run-1", path: "/tmp/r.json" })).toThrow(BackendError);
+    // A fork: the run's id in the path, the rest (a plain seq) as the body.
+    expect(routed("fork_run", { id: "run-1", at: 9 as unknown as bigint, reply: "Hi [BOOK]", on_revision: true })).toEqual({
+      method: "POST",
+      url: "runs/run-1/fork",
+      body: { at: 9, reply: "Hi [BOOK]", on_revision: true },
+    });
     // What an agent saw: the step (and the agent, when named) as the query.
     expect(routed("step_context", { id: "run-1", step: 7, agent: undefined })).toEqual({ method: "GET", url: "runs/run-1/context?step=7" });
     expect(routed("step_context", { id: "run-1", step: 3, agent: "reporter" })).toEqual({ method: "GET", url: "runs/run-1/context?step=3&agent=reporter" });

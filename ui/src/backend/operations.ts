@@ -62,6 +62,8 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
       await watch(run_id, null, onBatch);
       return run_id;
     },
+    // (`at` goes as the JSON number it is: the generated type's bigint is not JSON.)
+    forkRun: (request) => call("fork_run", request as unknown as Operations["fork_run"]["request"]),
     watchRun: (runId, after, onBatch) => watch(runId, after, onBatch),
     async resumeRun(runId, request, after, onBatch) {
       await call("resume_run", { ...request, id: runId });

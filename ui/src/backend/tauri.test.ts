@@ -92,6 +92,14 @@ describe("the window's transport", () => {
     expect(fake.invoked).toEqual([["step_context", { id: "run-1", step: 3, agent: "reporter" }]]);
   });
 
+  it("forks a stored run at a reply's seq, sent as a plain number, with the new reply and how the rest runs", async () => {
+    fake.answers.fork_run = { run_id: "run-2", events: "/runs/run-2/events" };
+    await expect(tauriBackend.forkRun({ id: "run-1", at: 9, reply: "A book, please [BOOK]", script_file: "/s.yaml" })).resolves.toMatchObject({ run_id: "run-2" });
+    expect(fake.invoked).toEqual([["fork_run", { id: "run-1", at: 9, reply: "A book, please [BOOK]", script_file: "/s.yaml" }]]);
+    // (JSON carries it: a bigint would not go.)
+    expect(JSON.stringify(fake.invoked[0][1])).toContain('"at":9');
+  });
+
   it("names a crew by its path and a model's fields beside its name, as the generated requests say", async () => {
     await tauriBackend.openCrew("/home/ana/exam.yaml");
     await tauriBackend.putModel("fast", { provider: "openai", model: "gpt-4o-mini" });
