@@ -2,7 +2,7 @@
 // Stop / Resume, and which model answers — each agent's own, one model for all,
 // Simulate with replies from a script file, or Simulate with each reply typed by
 // the person (then, while the run goes on, each agent whose turn it is gets a reply
-// box here instead of the input). A scripted run goes at the pace chosen for the
+// box here instead of the input) — chosen with RunMode, as a fork's rest is. A scripted run goes at the pace chosen for the
 // crew (run/pace.ts): at once, as a model would write, or step by step, each turn
 // waiting for Next. When the crew waits for the person, the box asks for their
 // answer and Resume sends it; paused before an agent's turn (a card marked "pauses
@@ -12,20 +12,15 @@
 // the start view asked for (launch.ts) is taken when the panel appears and started
 // as soon as the crew can run.
 // Calls the backend through runActions and shows its errors in plain words, inline.
-import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
-import { backend } from "../../backend";
-import type { ModelView } from "../../bindings/ModelView";
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import type { Pace } from "../../bindings/Pace";
 import type { Replies } from "../../bindings/Replies";
 import type { ToolDecision } from "../../bindings/ToolDecision";
-import { useEditor } from "../../editor/store";
-import { reloadModels, useModels } from "../../models/store";
-import { PACE_WORDS, rememberedPace, rememberPace } from "../../run/pace";
+import { rememberedPace } from "../../run/pace";
 import type { RunView } from "../../run/reducer";
-import { explainFailure } from "../../run/errors";
-import { silentModels } from "../../run/silentModels";
 import { useRun } from "../../run/store";
 import { ReplyBoxes } from "./ReplyBoxes";
+import { RunMode, type RunModeChoice, repliesOf, SIMULATE, SIMULATE_TYPED, useCrewScript } from "./RunMode";
 import { type Launch, takeLaunch } from "./launch";
 import { ApprovalCard } from "./ApprovalCard";
 import { chosenBreakpoints, type GoOn, goOnRequest, resumeBreakpoints, setBreakpoints, startBreakpoints } from "../../run/breakpoints";
@@ -34,10 +29,7 @@ import { PauseBeforeCard } from "./PauseBeforeCard";
 import { approveToolCall, catchUp, resumeRun, startRun, stepRun, stopRun } from "./runActions";
 import { useNames } from "./useNames";
 
-/** The model choice that means Simulate with a script (no model is named so). */
-export const SIMULATE = "\u0000simulate";
-/** The model choice that means Simulate with each reply typed by the person. */
-export const SIMULATE_TYPED = "\u0000typed";
+export { SIMULATE, SIMULATE_TYPED } from "./RunMode";
 
 type RunPanelProps = {
   /** The crew's file; null while it was never saved. */
@@ -49,8 +41,6 @@ type RunPanelProps = {
 };
 
 type Busy = "starting" | "stopping" | "resuming" | null;
-
-const fileName = (path: string) => path.split(/[\\/]/).filter(Boolean).pop() ?? path;
 
 function message(error: unknown): string {
   if (error instanceof Error) return error.message;
@@ -65,9 +55,6 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const [input, setInput] = useState("");
   const [answer, setAnswer] = useState("");
   const [model, setModel] = useState("");
-  const modelViews = useModels();
-  const models = (modelViews ?? []).map((m) => m.name);
-  const spec = useEditor((s) => s.spec);
   const [pace, setPace] = useState<Pace>(() => rememberedPace(crewPath));
   const [script, setScript] = useState<string | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
@@ -94,7 +81,6 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const interrupted = !replaying && status === "running" && (ended === "interrupted" || ended === "finished");
   const lagged = !replaying && ended === "lagged";
   const simulate = model === SIMULATE;
-  const typing = model === SIMULATE_TYPED;
   // The person types the replies of the run going on: boxes instead of the input.
   const replying = live && typedRun && runId !== "";
 
@@ -126,14 +112,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   }, [crewPath]);
 
   // Simulate mode starts with the script that comes with the crew, when there is one.
-  useEffect(() => {
-    if (!simulate || script || !crewPath) return;
-    let current = true;
-    backend.crewScripts(crewPath).then((found) => current && found[0] && setScript(found[0]), () => {});
-    return () => {
-      current = false;
-    };
-  }, [simulate, script, crewPath]);
+  useCrewScript({ model, script, pace }, crewPath, setScript);
 
   // Stop stays pressed until the run has ended.
   useEffect(() => {
@@ -162,15 +141,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
   const canResume = busy === null && ((paused && !approving && answer.trim() !== "") || interrupted) && runId !== "";
 
   /** Where the agents' replies come from (the generated Replies: one shape for start and resume). */
-  const options = (): Replies => ({
-    script_file: simulate && script ? script : undefined,
-    typed: typing || undefined,
-    model: !simulate && !typing && model ? model : undefined,
-    pace: simulate && script && pace !== "instant" ? pace : undefined,
-  });
-
-  // The models this run would ask that did not answer their last check.
-  const silent = useMemo(() => (simulate || typing ? [] : silentModels(spec, modelViews ?? [], model)), [simulate, typing, spec, modelViews, model]);
+  const options = (): Replies => repliesOf({ model, script, pace });
   const stepping = live && runPace === "step";
 
   const run = async () => {
@@ -247,16 +218,6 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     }
   };
 
-  const chooseScript = async () => {
-    setError(null);
-    try {
-      const picked = await backend.pickScript();
-      if (picked) setScript(picked);
-    } catch (e) {
-      setError(`Could not choose a script: ${message(e)}`);
-    }
-  };
-
   const next = async () => {
     if (!runId) return;
     setError(null);
@@ -267,9 +228,10 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
     }
   };
 
-  const choosePace = (chosen: Pace) => {
-    setPace(chosen);
-    rememberPace(crewPath, chosen);
+  const choose = (chosen: RunModeChoice) => {
+    setModel(chosen.model);
+    setScript(chosen.script);
+    setPace(chosen.pace);
   };
 
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -352,52 +314,7 @@ export function RunPanel({ crewPath, crewValid, unsaved = false }: RunPanelProps
           </button>
         </p>
       )}
-      <div className="run-model">
-        <label className="run-label" htmlFor={`${id}-model`}>
-          Model
-        </label>
-        <select id={`${id}-model`} className="run-select" value={model} onChange={(e) => setModel(e.target.value)} disabled={live}>
-          <option value="">Each agent's own model</option>
-          {models.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-          <option value={SIMULATE}>Simulate (replies from a script)</option>
-          <option value={SIMULATE_TYPED}>Simulate (type each reply)</option>
-        </select>
-        {typing && !live && <p className="run-note">No model answers: when an agent's turn comes, you type its reply.</p>}
-        {simulate && (
-          <div className="run-script">
-            <button type="button" className="run-button" onClick={() => void chooseScript()} disabled={live}>
-              Choose script…
-            </button>
-            <span className="run-script-name" title={script ?? undefined}>
-              {script ? fileName(script) : "No script chosen"}
-            </span>
-          </div>
-        )}
-        {simulate && (
-          <div className="run-pace" role="radiogroup" aria-label="How fast the replies come">
-            {PACE_WORDS.map((choice) => (
-              <button
-                key={choice.pace}
-                type="button"
-                role="radio"
-                aria-checked={pace === choice.pace}
-                className={`run-pace-choice${pace === choice.pace ? " on" : ""}`}
-                onClick={() => choosePace(choice.pace)}
-                disabled={live}
-                title={choice.title}
-                data-pace={choice.pace}
-              >
-                {choice.label}
-              </button>
-            ))}
-          </div>
-        )}
-        {!live && silent.length > 0 && <SilentModels silent={silent} onSimulate={() => setModel(SIMULATE)} />}
-      </div>
+      <RunMode id={id} crewPath={crewPath} choice={{ model, script, pace }} onChange={choose} disabled={live} onError={setError} />
       {error && (
         <p className="run-error" role="alert">
           {error}
@@ -433,42 +350,6 @@ function NextStep({ waiting, names, onNext }: { waiting: string; names: (id: str
       <button ref={button} type="button" className="run-button primary run-next" onClick={onNext} disabled={who.length === 0} title="Let the next turn come">
         Next
       </button>
-    </div>
-  );
-}
-
-/** The models that did not answer their last check, before the run: why, and a way on. */
-function SilentModels({ silent, onSimulate }: { silent: ModelView[]; onSimulate: () => void }) {
-  const [checking, setChecking] = useState(false);
-  const again = async () => {
-    setChecking(true);
-    try {
-      for (const model of silent) await backend.checkModel(model.name).catch(() => null);
-      await reloadModels();
-    } finally {
-      setChecking(false);
-    }
-  };
-  const names = silent.map((m) => m.name).join(", ");
-  // (What the check found, said as a failed run says it: without the provider's address.)
-  const why = silent
-    .map((m) => (m.check?.problem ? explainFailure(m.check.problem).headline : ""))
-    .filter(Boolean)
-    .join("; ");
-  return (
-    <div className="run-silent" role="alert">
-      <p>
-        <strong>{names} did not answer</strong> when {silent.length === 1 ? "it was" : "they were"} last checked{why ? `: ${why}${/[.?!]$/.test(why) ? "" : "."}` : "."} The run may fail at
-        its first turn.
-      </p>
-      <div className="run-silent-ways">
-        <button type="button" className="run-button" onClick={() => void again()} disabled={checking}>
-          {checking ? "Checking…" : "Check again"}
-        </button>
-        <button type="button" className="run-button" onClick={onSimulate}>
-          Simulate instead
-        </button>
-      </div>
     </div>
   );
 }
