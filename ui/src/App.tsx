@@ -20,6 +20,7 @@ import { dropLaunch, LAUNCH_INPUT, requestLaunch } from "./components/run/launch
 import { showRecording } from "./components/run/recordings";
 import { exportRecording, followCrew, openRun, showLiveRun } from "./components/run/runActions";
 import { SeenView } from "./components/run/SeenView";
+import { ForkView } from "./components/run/ForkDialog";
 import { TryAgentPanel } from "./components/run/TryAgentPanel";
 import type { Recording } from "./bindings/Recording";
 import { listenForTryAgent } from "./run/tryAgent";
@@ -200,6 +201,7 @@ export function App() {
       {settings && <SettingsDialog onClose={() => setSettings(false)} />}
       {files.open && <TryAgentPanel />}
       {files.open && <SeenView />}
+      {files.open && <ForkView />}
     </div>
   );
 }

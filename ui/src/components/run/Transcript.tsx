@@ -13,6 +13,7 @@ import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
 import { explainFailure } from "../../run/errors";
 import { useRun } from "../../run/store";
 import { type Namer, signalPill } from "../../run/words";
+import { ForkButton } from "./ForkButton";
 import { MissedNote } from "./MissedRoute";
 import { SeenButton } from "./SeenButton";
 import { SHOWN_LINES } from "./Tracker";
@@ -151,6 +152,7 @@ const TurnView = memo(function TurnView({ turn, names, highlighted, waitsForNext
           </span>
         )}
         <SeenButton turn={turn} name={name} />
+        <ForkButton turn={turn} name={name} />
       </header>
       {turn.text ? <p className="run-text">{turn.text}</p> : turn.state === "working" ? null : <p className="run-text muted">(no reply)</p>}
       {turn.tools.map((tool) => (

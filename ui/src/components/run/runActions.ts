@@ -1,6 +1,7 @@
 // What the window does with runs through the backend — start, stop, resume, watch
-// a run going on, replay a past one or a recording, type an agent's reply, let a
-// step-by-step run's next turn come, export a recording — each feeding the run
+// a run going on, fork a stored one at a reply, replay a past one or a recording,
+// type an agent's reply, let a step-by-step run's next turn come, export a
+// recording — each feeding the run
 // store. A run is shown on its own crew only: when another crew opens, the run
 // shown goes (`followCrew`), and a run of the new crew going on is shown instead.
 // The pace of the scripted runs this window started is remembered for the tab's
@@ -11,6 +12,7 @@
 // replies are remembered for the tab's life, so a reload that catches up on one
 // shows its reply boxes again.
 import { backend } from "../../backend";
+import type { ForkRequest } from "../../backend/Backend";
 import type { ApproveToolCall } from "../../bindings/ApproveToolCall";
 import type { Pace } from "../../bindings/Pace";
 import type { Recording } from "../../bindings/Recording";
@@ -152,6 +154,16 @@ export async function startRun(request: StartRun): Promise<string> {
     if (mine === generation) runStore.getState().reset();
     throw error;
   }
+}
+
+/** Forks a stored run at one of its replies (`at`) and shows the new run as a
+ * started one is shown: watched from its first event, live. Answers its id. */
+export async function forkRun(request: ForkRequest, crew: string | null): Promise<string> {
+  const { run_id } = await backend.forkRun(request);
+  if (request.typed) rememberTyped(run_id);
+  rememberPace(run_id, paceOf(request));
+  await watchRun(run_id, crew);
+  return run_id;
 }
 
 /** Stops the run (it ends `cancelled`; its last events arrive on its watch). */
