@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { Behavior } from "../bindings/Behavior";
 import { behaviorColor, behaviorWords, kindWords } from "../graph/style";
 import { InfoIcon } from "./icons";
+import { ForkLegend } from "./run/ForkLegend";
 
 const behaviors: Behavior[] = ["route", "parallel", "broadcast", "terminate", "pause"];
 
@@ -54,6 +55,7 @@ export function Legend() {
           </li>
         </ul>
       )}
+      <ForkLegend />
     </Panel>
   );
 }

@@ -14,6 +14,7 @@ import { unknownNode } from "../../graph/refs";
 import { useEdgeRunInfo } from "../run/useRunGraph";
 import { heatStroke } from "../../run/coverage";
 import { useArrowHeat } from "../../run/coverageStore";
+import { partStroke, useArrowPart } from "../../run/partingStore";
 import { MenuContext } from "../editor/menuTarget";
 import { SelectionContext } from "../selection";
 
@@ -24,6 +25,8 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   const run = useEdgeRunInfo(data?.source ?? unknownNode, data?.target ?? unknownNode);
   // While the Test tab is open: painted by how often the test's runs took it.
   const heat = useArrowHeat(data?.view.id);
+  // A fork shown: where it parts from its first run (the first run's arrow faint, its own highlighted).
+  const part = useArrowPart(data?.view.id);
   if (!data) return null;
   const route = data.route;
   let path: string;
@@ -42,7 +45,7 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
     <>
       <BaseEdge
         key={run.count}
-        className={run.pulse ? "run-pulse" : undefined}
+        className={`${run.pulse ? "run-pulse" : ""}${part ? ` fork-${part}` : ""}` || undefined}
         id={id}
         path={path}
         markerEnd={markerEnd}
@@ -50,13 +53,13 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
         style={
           heat
             ? heatStroke(heat, selected ?? false)
-            : { stroke: data.color, strokeWidth: selected ? 3 : 1.8, strokeDasharray: data.dashed ? "6 5" : undefined }
+            : { stroke: data.color, strokeWidth: selected ? 3 : 1.8, strokeDasharray: data.dashed ? "6 5" : undefined, ...partStroke(part) }
         }
       />
       <EdgeLabelRenderer>
         <button
           type="button"
-          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}${run.pulse ? " run-pulse" : ""}${heat ? ` coverage-${heat}` : ""}`}
+          className={`edge-pill nodrag nopan${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${data.dashed ? " quiet" : ""}${run.pulse ? " run-pulse" : ""}${heat ? ` coverage-${heat}` : ""}${part ? ` fork-${part}` : ""}`}
           style={{
             transform: `translate(-50%, -50%) translate(${label.x}px, ${label.y}px)`,
             borderColor: badge?.severity === "error" ? undefined : data.color,
