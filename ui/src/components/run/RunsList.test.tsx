@@ -1,10 +1,18 @@
 // @vitest-environment jsdom
 // The sidebar's runs: named by what they were asked, with time and how they ended;
 // the open crew's only (all crews a click away), and searchable.
-import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RunSummary } from "../../bindings/RunSummary";
 import { runFound, runTime, RunsList } from "./RunsList";
+
+// A fork says whose reply it was forked at: read from its first run's events.
+vi.mock("../../backend", () => ({
+  backend: {
+    runEvents: async (id: string) =>
+      id === "r1" ? [{ type: "agent_response", agent: "student", content: "What is 1/2? [QUESTION]", run_id: "r1", seq: 6, timestamp: "2026-11-28T10:00:01Z" }] : [],
+  },
+}));
 
 afterEach(cleanup);
 
@@ -51,6 +59,20 @@ describe("RunsList", () => {
     const when = [...document.querySelectorAll(".sidebar-run-when")].map((el) => el.textContent);
     expect(when[0]).toMatch(/ · finished · revision 3 · Interview$/);
     expect(when[1]).not.toMatch(/revision/);
+  });
+
+  it("lists a fork under the run it came from, indented, saying whose reply it was forked at; each a button", async () => {
+    const fork: RunSummary = { ...run("f1", "Interview me about cats", "Interview"), forked_from: { run_id: "r1", seq: 6 as unknown as bigint } };
+    const onOpenRun = vi.fn();
+    render(<RunsList runs={[fork, ...runs]} openPath={null} crewOf={() => undefined} onOpenRun={onOpenRun} />);
+    const items = [...document.querySelectorAll<HTMLElement>(".runs-list li")];
+    expect(items.map((li) => li.querySelector("[data-run]")?.getAttribute("data-run"))).toEqual(["r3", "r2", "r1", "f1"]);
+    expect(items[3].className).toBe("run-fork");
+    expect(items[3].style.marginLeft).toBe("12px");
+    await waitFor(() => expect(items[3].querySelector(".sidebar-run-fork")?.textContent).toBe("forked at student's reply"));
+    expect(items[2].querySelector(".sidebar-run-fork")).toBeNull();
+    fireEvent.click(items[3].querySelector("button") as HTMLButtonElement);
+    expect(onOpenRun).toHaveBeenCalledWith(fork);
   });
 
   it("a crew without runs says how to make one", () => {

@@ -6,8 +6,11 @@
 import { useId, useState } from "react";
 import type { RunStatus } from "../../bindings/RunStatus";
 import type { RunSummary } from "../../bindings/RunSummary";
+import { forkWords, nestRuns } from "../../run/forkTree";
 import { useRun } from "../../run/store";
 import { runTokens } from "../../run/words";
+import { useForkAgents } from "./useForkAgents";
+import { useNames } from "./useNames";
 
 export const statusShort: Record<RunStatus, string> = {
   running: "running",
@@ -65,7 +68,10 @@ export function RunsList({ runs, openPath, crewOf, onOpenRun }: Props) {
   const [more, setMore] = useState(false);
   const onlyThisCrew = openPath !== null && !everyCrew;
   const listed = runs.filter((run) => (!onlyThisCrew || crewOf(run) === openPath) && runFound(run, query));
-  const shown = more ? listed : listed.slice(0, SHOWN);
+  // (A fork under the run it came from, indented: run/forkTree.ts.)
+  const shown = nestRuns(more ? listed : listed.slice(0, SHOWN));
+  const forkedAt = useForkAgents(shown.map((n) => n.run));
+  const names = useNames();
   const current = useRun((s) => s.view?.runId ?? null);
   const now = new Date();
   return (
@@ -100,10 +106,10 @@ export function RunsList({ runs, openPath, crewOf, onOpenRun }: Props) {
       )}
       {shown.length > 0 && (
         <ul className="sidebar-list runs-list">
-          {shown.map((run) => {
+          {shown.map(({ run, depth }) => {
             const tokens = runTokens(run.tokens);
             return (
-              <li key={run.id}>
+              <li key={run.id} className={depth ? "run-fork" : undefined} style={depth ? { marginLeft: depth * 12 } : undefined}>
                 <button
                   type="button"
                   className={`sidebar-item${run.id === current ? " active" : ""}`}
@@ -115,6 +121,7 @@ export function RunsList({ runs, openPath, crewOf, onOpenRun }: Props) {
                   <span className={`run-dot run-dot-${run.status}`} aria-hidden />
                   <span className="sidebar-run">
                     <span className="sidebar-run-input">{run.input.trim() || "(no input)"}</span>
+                    {run.forked_from && <span className="sidebar-run-fork">{forkWords(forkedAt[run.id], names)}</span>}
                     <span className="sidebar-run-when">
                       {runTime(run.created_at, now)} · {statusShort[run.status]}
                       {run.crew_revision !== undefined && ` · revision ${run.crew_revision}`}
