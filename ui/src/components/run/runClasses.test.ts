@@ -56,6 +56,19 @@ describe("nodeRunClass", () => {
     expect(nodeRunClass(node.wait, at(5))).toBe("");
   });
 
+  it("a run paused before an agent's turn waits at that agent, not at Wait (no arrow led there)", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Fractions exam", input: "Begin." },
+        { type: "breakpoints_set", agents: ["teacher"] },
+        { type: "paused", agent: "teacher", breakpoint: true },
+        { type: "run_finished", status: "paused", final_agent: "teacher", handoffs: 0, steps: 0 },
+      ]),
+    );
+    expect(nodeRunClass(node.wait, view)).toBe("");
+    expect(nodeRunClass(node.agent("teacher"), view)).toBe("run-waiting");
+  });
+
   it("a failed agent turns red", () => {
     expect(nodeRunClass(node.agent("student"), fromEvents(failedRun()))).toBe("run-failed");
   });

@@ -47,8 +47,9 @@ export function nodeRunClass(node: NodeRef, view: RunView | null): string {
     if (!progress) return "";
     return progress.finished ? "run-done" : "run-active";
   }
-  // (A run waiting for a tool call to be allowed waits at its agent, not at Wait.)
-  if (node.kind === "wait") return view.status === "paused" && !view.approval ? "run-waiting" : "";
+  // (A run waiting for a tool call to be allowed waits at its agent, not at Wait; so
+  // does one paused before an agent's turn, as the person asked.)
+  if (node.kind === "wait") return view.status === "paused" && !view.approval && !view.paused?.breakpoint ? "run-waiting" : "";
   if (node.kind === "end") {
     if (!view.result || view.status === "running" || view.status === "paused") return "";
     return `run-end run-end-${runTone(view.status)}`;
