@@ -62,7 +62,6 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
             <span className="model-tag" title="The model this agent uses">
               {modelTag(view.model, models)}
             </span>
-            <PauseMark agent={view.agent} name={view.label} />
             {view.entry && (
               <span className="start-tag" title="Runs start with this agent">
                 starts here
@@ -90,6 +89,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
         </div>
       )}
       {!tool && <NearMissNote agent={view.agent ?? null} name={view.label} />}
+      <PauseMark agent={view.agent} name={view.label} />
       {badge && <ProblemBadge badge={badge} />}
       <OutHandle direction={data.direction} />
     </div>
