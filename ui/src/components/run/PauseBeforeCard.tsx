@@ -5,7 +5,8 @@
 // "What … saw") — a box for words it is told first, and the three ways on: one turn
 // (then the run pauses before the next, whoever has it), continue, or continue
 // without pausing again. Focus moves here when the pause comes (UX.md), to the box;
-// Ctrl+Enter continues.
+// Ctrl+Enter continues. The box and the ways on come first, under the title, so a
+// short run panel shows them with the focus; what the agent is given follows.
 import "./pauseBefore.css";
 import { useEffect, useId, useRef, useState } from "react";
 import { useEditor } from "../../editor/store";
@@ -55,34 +56,6 @@ export function PauseBeforeCard({ pause, names, onGo, busy }: Props) {
       <h3 className="run-break-title" id={`${id}-title`}>
         Paused before {name}'s turn
       </h3>
-      <p className="run-note">{name} is about to be given:</p>
-      <details className="run-break-instructions">
-        <summary>Its instructions</summary>
-        {instructions ? <pre>{instructions}</pre> : <p className="run-note">None of its own: only what Crewgraph tells it about its signals.</p>}
-      </details>
-      <p className="run-break-messages-title">
-        {messages.length === 0
-          ? "No messages yet."
-          : messages.length <= MESSAGES_SHOWN
-            ? `The messages so far (${messages.length}):`
-            : `The latest ${latest.length} of ${messages.length} messages:`}
-      </p>
-      {latest.length > 0 && (
-        <ol className="run-break-messages">
-          {latest.map((m) => (
-            <li key={m.seq} className={m.mine ? "mine" : undefined}>
-              <span className="run-break-who">{m.who}:</span> <span className="run-break-text">{shortened(m.text, MESSAGE_CHARS)}</span>
-            </li>
-          ))}
-        </ol>
-      )}
-      {hadTurn && (
-        <p className="run-break-seen">
-          <button type="button" className="run-link" onClick={() => openLatestSeen(pause.agent)}>
-            What {name} saw last time
-          </button>
-        </p>
-      )}
       <label className="run-label" htmlFor={`${id}-words`}>
         Tell {name} something first (optional)
       </label>
@@ -119,6 +92,34 @@ export function PauseBeforeCard({ pause, names, onGo, busy }: Props) {
           Continue without pausing
         </button>
       </div>
+      <p className="run-note">{name} is about to be given:</p>
+      <details className="run-break-instructions">
+        <summary>Its instructions</summary>
+        {instructions ? <pre>{instructions}</pre> : <p className="run-note">None of its own: only what Crewgraph tells it about its signals.</p>}
+      </details>
+      <p className="run-break-messages-title">
+        {messages.length === 0
+          ? "No messages yet."
+          : messages.length <= MESSAGES_SHOWN
+            ? `The messages so far (${messages.length}):`
+            : `The latest ${latest.length} of ${messages.length} messages:`}
+      </p>
+      {latest.length > 0 && (
+        <ol className="run-break-messages">
+          {latest.map((m) => (
+            <li key={m.seq} className={m.mine ? "mine" : undefined}>
+              <span className="run-break-who">{m.who}:</span> <span className="run-break-text">{shortened(m.text, MESSAGE_CHARS)}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+      {hadTurn && (
+        <p className="run-break-seen">
+          <button type="button" className="run-link" onClick={() => openLatestSeen(pause.agent)}>
+            What {name} saw last time
+          </button>
+        </p>
+      )}
     </section>
   );
 }
