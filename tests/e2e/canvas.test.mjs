@@ -337,7 +337,7 @@ test("right-click menus on the canvas, cards and arrows, by mouse and by keyboar
   // A card's menu.
   await rightClick('.react-flow__node[data-id="agent:critic"] .agent-name');
   await session.visible(".context-menu");
-  assert.deepEqual(await menuItems(), ["Edit", "Try this agent", "Connect to…", "Duplicate", "Delete\nDel"]);
+  assert.deepEqual(await menuItems(), ["Edit", "Try this agent", "Pause before Critic", "Connect to…", "Duplicate", "Delete\nDel"]);
   assert.equal(await session.execute(`return document.activeElement?.textContent`), "Edit", "the first item has the focus");
   // (Opened again for each screenshot, where it opens depends on the size and zoom:
   // by a right-click event on the card, as WebDriver's pointer does not find the card

@@ -6,18 +6,20 @@
 // dock is open; the run exported to a file holding every event, imported back and
 // replayed, a truncated copy refused in words; a run on the local model (llama.cpp's
 // llama-server with SmolLM2, started by the app) whose tokens show in the Usage
-// view; and a Simulate script whose second reply is a provider error.
+// view; a Simulate script whose second reply is a provider error; and stepping
+// through a run: paused before the student's turn (its card's menu), one turn
+// stepped with words for it, then on to the end without pausing.
 //
 // The file dialogs cannot be driven by WebDriver: the window's automation hook
 // (window.crewgraph.exportRun / importRecording) takes the path the dialog would
 // have answered and goes on as the buttons do.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
-import { forgetLayout, openCrew } from "./app.mjs";
+import { chooseSimulate, forgetLayout, openCrew } from "./app.mjs";
 import { CANVAS_STATE, RECORD_ACTIVE } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
@@ -326,4 +328,127 @@ test("a provider failing mid-run: the transcript shows the error and the graph m
   assert.deepEqual(await session.texts(".agent-card.run-failed .agent-name"), ["Writer"]);
   assert.deepEqual(await session.texts(".agent-card.run-done .agent-name"), ["Host"]);
   await session.screenshot(`${OUT}/57-provider-failed.png`);
+});
+
+/** Waits until the page as it is now has been drawn, so a screenshot shows it. */
+const drawn = () =>
+  session.call("POST", "/execute/async", { script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(true), 0)));", args: [] });
+
+/** Screenshots at 1440×900 and at 200 % zoom, `selector` scrolled into view in each. */
+async function screenshots(name, selector) {
+  const show = () => session.execute(`const e = document.querySelector(arguments[0]); if (e) e.scrollIntoView({ block: "nearest" });`, [selector]);
+  await show();
+  await drawn();
+  await session.screenshot(`${OUT}/${name}.png`);
+  await session.execute(`document.documentElement.style.zoom = "2"`);
+  try {
+    await show();
+    await drawn();
+    await session.screenshot(`${OUT}/${name}-200.png`);
+  } finally {
+    await session.execute(`document.documentElement.style.zoom = ""`);
+    await drawn();
+  }
+}
+
+/** Opens the card's menu of `agent` (a right-click event on it) and chooses `label`. */
+async function fromCardMenu(agent, label) {
+  await session.execute(
+    `const card = document.querySelector(arguments[0]);
+     const r = card.getBoundingClientRect();
+     card.dispatchEvent(new MouseEvent('contextmenu', { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, button: 2, bubbles: true, cancelable: true }));`,
+    [`.react-flow__node[data-id="agent:${agent}"]`],
+  );
+  await session.waitFor(
+    () =>
+      session.execute(
+        `const item = [...document.querySelectorAll('.context-menu [role="menuitem"]')].find((b) => !b.disabled && b.querySelector('span')?.textContent === arguments[0]);
+         if (item) item.click();
+         return Boolean(item);`,
+        [label],
+      ),
+    { message: async () => `the card's menu to offer "${label}" (it offers: ${JSON.stringify(await session.texts('.context-menu [role="menuitem"]'))})` },
+  );
+}
+
+/** What the paused panel shows: its title, the messages, the link, whether it has the focus. */
+const breakPanel = () =>
+  session.execute(`
+    const card = document.querySelector(".run-break");
+    if (!card) return null;
+    return {
+      title: card.querySelector("h3")?.textContent,
+      messages: [...card.querySelectorAll(".run-break-messages li")].map((li) => li.textContent),
+      seen: card.querySelector(".run-break-seen button")?.textContent ?? null,
+      focused: card.contains(document.activeElement),
+      focus: document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.id ?? null,
+    };`);
+
+/** Presses the paused panel's button `n` (1: Step one turn, 2: Continue, 3: Continue
+ * without pausing), scrolled into view first as a person would. */
+async function way(n) {
+  const css = `.run-break-ways .run-button:nth-child(${n})`;
+  await session.execute(`document.querySelector(arguments[0])?.scrollIntoView({ block: "nearest" })`, [css]);
+  await session.click(css);
+}
+
+const pauseMarks = () => session.execute(`return [...document.querySelectorAll(".agent-card .pause-tag")].map((t) => t.getAttribute("aria-label"))`);
+
+test("stepping through: paused before the student from its card's menu, one turn stepped with words for it, then on without pausing", async () => {
+  const crew = join(work, "two-questions.yaml");
+  await copyFile(new URL("./fixtures/step-through.yaml", import.meta.url), crew);
+  await mkdir(join(work, "scripts"), { recursive: true });
+  await copyFile(new URL("./fixtures/step-through-script.yaml", import.meta.url), join(work, "scripts", "two-questions.yaml"));
+  await session.call("POST", "/window/rect", { width: 1440, height: 900 });
+  await openCrew(session, crew, { ready: HOOK });
+  await session.visible(".react-flow__node-agent .agent-name", { count: 2 });
+
+  // The card's menu: the student's card is marked, calmly, and says so in full.
+  await fromCardMenu("student", "Pause before Student");
+  await session.waitFor(async () => (await pauseMarks()).length === 1, { message: "the student's card marked" });
+  assert.deepEqual(await pauseMarks(), ["A run pauses before Student's turn"]);
+  assert.equal(await session.execute(`return document.querySelector('.agent-card[data-agent="student"] .pause-tag').textContent`), "❚❚ pauses here");
+
+  await chooseSimulate(session, "two-questions.yaml", { pace: "instant" });
+  await session.type(".run-input", "Two questions on fractions, please");
+  await session.click(RUN);
+
+  // Paused before the student: the panel says it, shows what it is about to be given, and has the focus.
+  await statusIs(/^Paused before Student's turn/, "the pause before the student");
+  assert.equal(await status(), "Paused before Student's turn: go on when you are ready");
+  await session.visible(".run-break");
+  await session.waitFor(async () => (await breakPanel())?.focused, { message: async () => `the focus in the paused panel (${JSON.stringify(await breakPanel())})` });
+  const first = await breakPanel();
+  assert.equal(first.title, "Paused before Student's turn");
+  assert.deepEqual(first.messages, ["You asked: Two questions on fractions, please", "Teacher: Question 1: what is 1/2 + 1/4? [QUESTION]"]);
+  assert.equal(first.seen, null, "no earlier turn of the student's to show");
+  assert.match((await session.texts(".run-break-instructions summary"))[0], /Its instructions/);
+  await screenshots("60-paused-before-student", ".run-break");
+
+  // A line for the student, and one turn: the run pauses before the next agent, the teacher.
+  await session.type(".run-break-words", "Show your working, please.");
+  assert.deepEqual(await session.texts(".run-break-ways .run-button"), ["Step one turn", "Continue", "Continue without pausing"]);
+  await way(1);
+  await statusIs(/^Paused before Teacher's turn/, "the pause before the teacher, one turn on");
+  await session.waitFor(async () => (await breakPanel())?.title === "Paused before Teacher's turn", { message: "the panel for the teacher's turn" });
+  await session.waitFor(async () => (await breakPanel())?.focused, { message: "the focus in the panel again" });
+  const second = await breakPanel();
+  assert.deepEqual(second.messages, [
+    "Teacher: Question 1: what is 1/2 + 1/4? [QUESTION]",
+    "You told Student: Show your working, please.",
+    "Student: 1/2 is 2/4, so 2/4 + 1/4 = 3/4. [ANSWER]",
+  ]);
+  assert.equal(second.seen, "What Teacher saw last time");
+  assert.equal(await session.execute(`return document.querySelector(".run-break-words").value`), "", "the box is empty for the new pause");
+  await screenshots("61-paused-before-teacher", ".run-break");
+
+  // On to the end without pausing: the student's second turn does not stop it, and the mark goes.
+  await way(3);
+  await statusIs(/^Finished/, "the end");
+  assert.equal(await status(), "Finished: Teacher said [DONE]");
+  assert.equal((await session.find(".run-break")).length, 0, "no paused panel");
+  assert.deepEqual(await pauseMarks(), [], "the student's card is no longer marked");
+  const transcript = (await session.texts(".run-transcript")).join("\n");
+  assert.match(transcript, /9 divided by 3 is 3/);
+  await screenshots("62-stepped-to-the-end", ".run-transcript");
 });
