@@ -4,9 +4,10 @@
 // the fork's come in (run/parting.ts), and the arrows there are marked for the edges
 // to draw (partingStore: the first run's faint and dashed, the fork's highlighted).
 // Under the canvas's Legend button, a short legend says it in words: "Where this run
-// parts from the run of 10:42, after Student's reply" with the two arrows named.
+// parts from the run of 10:42, after Student's reply" with the two arrows named —
+// folded to that line on a small canvas (200 % zoom), as the overview map goes.
 import "./fork.css";
-import { useEffect } from "react";
+import { useEffect, useRef, useState } from "react";
 import { backend } from "../../backend";
 import { useEditor } from "../../editor/store";
 import { arrowsOf } from "../../graph/refs";
@@ -25,14 +26,20 @@ export function ForkLegend() {
   const marked = useParting((s) => s.taken.length + s.parted.length > 0);
   const runId = useRun((s) => s.view?.runId ?? "");
   const names = useNames();
+  const box = useRef<HTMLDetailsElement>(null);
+  const roomy = useRoomyCanvas(box, origin !== null && parting !== null);
+  const [unfolded, setUnfolded] = useState<boolean | null>(null);
+  // (The person's choice once made; till then, unfolded when there is room. A toggle
+  // event the browser sends for the open state drawn is no choice.)
+  const open = unfolded ?? roomy;
   if (!origin || origin.runId !== runId || !parting) return null;
   const moves = (list: Handoff[]) => list.map((move) => `${moveSource(move, names)} → ${moveTarget(move, names)}`).join(", ");
   const who = names(parting.agent);
   return (
-    <section className="fork-legend" aria-label="Where this run parts from the first">
-      <p>
-        <b>Where this run parts from the run of {runTime(origin.first.created_at)}</b>, after {who}'s reply:
-      </p>
+    <details ref={box} className="fork-legend" open={open} onToggle={(e) => e.currentTarget.open !== open && setUnfolded(e.currentTarget.open)}>
+      <summary>
+        <b>Where this run parts from the run of {runTime(origin.first.created_at)}</b>, after {who}'s reply
+      </summary>
       {parting.fork.length === 0 ? (
         <p>This run has not moved on from there yet.</p>
       ) : !marked ? (
@@ -55,8 +62,24 @@ export function ForkLegend() {
           )}
         </ul>
       )}
-    </section>
+    </details>
   );
+}
+
+/** Whether the canvas has room for the legend unfolded (as for the overview map). */
+function useRoomyCanvas(box: React.RefObject<HTMLElement | null>, shown: boolean): boolean {
+  const [roomy, setRoomy] = useState(true);
+  useEffect(() => {
+    const canvas = shown ? box.current?.closest<HTMLElement>(".react-flow") : null;
+    if (!canvas) return;
+    const measure = () => setRoomy(canvas.clientWidth === 0 || (canvas.clientWidth >= 640 && canvas.clientHeight >= 380));
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(canvas);
+    return () => observer.disconnect();
+  }, [box, shown]);
+  return roomy;
 }
 
 /** Loads the first run of the fork shown, and keeps where the two part up to date
