@@ -5,7 +5,9 @@
 // replayed from the runs list; a reply whose signal is misspelt is said on the card
 // and in the tracker, and accepting the spelling is an edit that is saved and undone;
 // what an agent saw (its instructions, what its context window left out) opens from
-// the transcript, the tracker and its card.
+// the transcript, the tracker and its card; a finished run forked at the student's
+// reply (another reply and signal, Simulate with what comes after) runs to its end,
+// is listed under the first run, and the canvas marks where the two part.
 import assert from "node:assert/strict";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -331,6 +333,123 @@ test("what the tutor saw: its instructions with the signal paragraph and what it
   assert.equal((await seen()).title, "What Tutor saw");
   await session.keys("\uE00C");
   await session.waitFor(async () => (await session.find(".seen-dialog")).length === 0, { message: "the view closed" });
+});
+
+/** What the fork dialog shows. */
+const forkDialog = () =>
+  session.execute(`
+    const d = document.querySelector(".fork-dialog");
+    if (!d) return null;
+    return {
+      title: d.querySelector("h2")?.textContent ?? null,
+      reply: d.querySelector(".fork-reply")?.value ?? null,
+      chips: [...d.querySelectorAll(".run-chip")].map((c) => c.textContent),
+      model: d.querySelector(".run-select")?.selectedOptions[0]?.textContent ?? null,
+      script: d.querySelector(".run-script-name")?.textContent ?? null,
+      error: d.querySelector(".fork-refusal")?.textContent ?? null,
+    };`);
+
+test("a run forked at the student's reply: another reply and Simulate with what comes after; the new run runs to the end, listed under the first, where it parts highlighted on the canvas", async () => {
+  const crew = join(work, "office.yaml");
+  await copyFile(new URL("./fixtures/fork.yaml", import.meta.url), crew);
+  await mkdir(join(work, "scripts"), { recursive: true });
+  const script = join(work, "scripts", "office.yaml");
+  await copyFile(new URL("./fixtures/fork-script.yaml", import.meta.url), script);
+  await session.call("POST", "/window/rect", { width: 1440, height: 900 });
+  await openCrew(session, crew);
+  await session.visible(".react-flow__node-agent .agent-name", { count: 3 });
+  await chooseSimulate(session, "office.yaml", { pace: "instant" });
+  await session.type(".run-input", "Help me with fractions");
+  await session.click(RUN);
+  await statusIs(/^Finished/, "the first run's end");
+  assert.equal(await status(), "Finished: Teacher said [ANSWERED]");
+  const first = await session.execute("return window.crewgraph.runId()");
+
+  // The fork's script holds only what comes after the student's reply (the crew's
+  // script, as the dialog offers it, now holds the librarian's reply alone).
+  await copyFile(new URL("./fixtures/fork-after-script.yaml", import.meta.url), script);
+
+  // The student's turn offers it; a keyboard opens it (focus, Enter).
+  const studentFork = `.run-transcript .run-turn[aria-label="Student's turn"] .fork-open`;
+  assert.equal((await session.texts(studentFork))[0], "Try another reply");
+  assert.equal((await session.find(".run-transcript .fork-open")).length, 3, "each of the three turns offers it");
+  await seenScreenshots("31-fork-transcript", studentFork);
+  await session.execute(`document.querySelector(arguments[0]).focus()`, [studentFork]);
+  await session.keys("\uE007");
+  await session.visible(".fork-dialog h2");
+  let shown = await session.waitFor(async () => {
+    const now = await forkDialog();
+    return now?.script === "office.yaml" ? now : null;
+  }, { message: async () => `the dialog with the crew's script (it shows: ${JSON.stringify(await forkDialog())})` });
+  assert.equal(shown.title, "Try another reply for Student");
+  assert.equal(shown.reply, "What is 1/2 + 1/4? [QUESTION]");
+  assert.deepEqual(shown.chips, ["[QUESTION]", "[BOOK]"]);
+  assert.equal(shown.model, "Simulate (replies from a script)");
+  assert.equal(await session.execute(`return document.activeElement?.classList.contains("fork-reply")`), true, "the reply has the focus");
+
+  // Another of its signals, in place of the one it ended with; then the words edited.
+  await session.click('.fork-dialog .run-chip[data-signal="[BOOK]"]');
+  await session.waitFor(async () => (await forkDialog())?.reply === "What is 1/2 + 1/4? [BOOK]", { message: "the signal put at the end" });
+  await session.execute(
+    `const box = document.querySelector(".fork-dialog .fork-reply");
+     Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(box, arguments[0]);
+     box.dispatchEvent(new Event("input", { bubbles: true }));`,
+    ["Can I borrow a book on fractions? [BOOK]"],
+  );
+  await session.waitFor(async () => (await forkDialog())?.reply === "Can I borrow a book on fractions? [BOOK]", { message: "the reply edited" });
+  await seenScreenshots("32-fork-dialog", ".fork-dialog .dialog-actions");
+
+  // Run from here: the new run is shown and runs to the end.
+  await session.click(".fork-dialog .dialog-actions .primary");
+  await session.waitFor(async () => (await session.find(".fork-dialog")).length === 0, { message: "the dialog closed" });
+  await session.waitFor(async () => {
+    const now = await session.execute("return window.crewgraph.runId()");
+    return now && now !== first;
+  }, { message: "the new run shown" });
+  await statusIs(/^Finished: Librarian/, "the fork's end");
+  assert.equal(await status(), "Finished: Librarian said [FOUND]");
+  const fork = await session.execute("return window.crewgraph.runId()");
+  // Its transcript: the turns before taken from the first run, the new reply, the librarian's.
+  const said = await session.execute(`return [...document.querySelectorAll(".run-transcript .run-turn")].map((t) => t.querySelector(".run-text")?.textContent)`);
+  assert.deepEqual(said, [
+    "Hello. What would you like to know today? [ASK]",
+    "Can I borrow a book on fractions? [BOOK]",
+    "Here is Fractions for Everyone; chapter 2 adds halves and quarters. [FOUND]",
+  ]);
+
+  // The sidebar: the fork right under the first run, indented, saying where it was forked.
+  const listed = await session.waitFor(async () => {
+    const rows = await session.execute(`return [...document.querySelectorAll(".runs-list li")].map((li) => ({ run: li.querySelector("[data-run]")?.dataset.run, fork: li.classList.contains("run-fork"), words: li.querySelector(".sidebar-run-fork")?.textContent ?? null, indent: getComputedStyle(li).marginLeft }))`);
+    const at = rows.findIndex((r) => r.run === fork);
+    return at > 0 && rows[at].words ? { rows, at } : null;
+  }, { message: "the fork listed with its words" });
+  assert.equal(listed.rows[listed.at - 1].run, first, "right under the first run");
+  assert.equal(listed.rows[listed.at].fork, true);
+  assert.equal(listed.rows[listed.at].words, "forked at Student's reply");
+  assert.notEqual(listed.rows[listed.at].indent, "0px", "indented");
+  assert.equal(listed.rows[listed.at - 1].words, null, "the first run listed as before");
+
+  // The canvas: the fork's arrow highlighted, the first run's there faint and dashed, and the legend.
+  const canvas = await session.waitFor(async () => {
+    const now = await session.execute(`
+      const pill = (cls) => [...document.querySelectorAll(".edge-pill." + cls)].map((p) => p.textContent);
+      const legend = document.querySelector(".fork-legend");
+      return { taken: pill("fork-taken"), parted: pill("fork-parted"), legend: legend?.textContent ?? null,
+               dashed: [...document.querySelectorAll(".react-flow__edge-path.fork-parted")].map((p) => getComputedStyle(p).strokeDasharray),
+               wide: [...document.querySelectorAll(".react-flow__edge-path.fork-taken")].map((p) => getComputedStyle(p).strokeWidth) };`);
+    return now.taken.length && now.legend ? now : null;
+  }, { message: "where the runs part, on the canvas" });
+  assert.equal(canvas.taken.length, 1);
+  assert.match(canvas.taken[0], /\[BOOK\]/);
+  assert.equal(canvas.parted.length, 1);
+  assert.match(canvas.parted[0], /\[QUESTION\]/);
+  assert.ok(canvas.dashed.every((d) => d !== "none" && d !== ""), `the first run's arrow dashed: ${canvas.dashed}`);
+  assert.deepEqual(canvas.wide, ["3.5px"]);
+  assert.match(canvas.legend, /^Where this run parts from the run of .+, after Student's reply/);
+  assert.match(canvas.legend, /this run: Student → Librarian/);
+  assert.match(canvas.legend, /the first run: Student → Teacher/);
+  await seenScreenshots("33-fork-canvas", ".fork-legend");
+  await seenScreenshots("34-fork-sidebar", `.runs-list [data-run="${fork}"]`);
 });
 
 test("Settings: a model is added, made the default and removed; the list shows no key", async () => {
