@@ -239,15 +239,21 @@ export function useFiles(): Files {
     let busy = false;
     const check = async () => {
       const { path, dirty } = editorStore.getState();
-      if (busy || !path || disk.current === null) return;
+      const seen = disk.current;
+      if (busy || !path || seen === null) return;
       busy = true;
+      // Another crew opened (or this one saved) while the disk was asked: the answer
+      // is about what is no longer shown, and must not bring it back.
+      const moved = () => editorStore.getState().path !== path || disk.current !== seen;
       try {
         const now = await backend.crewDisk(path);
-        if (now === disk.current) return;
+        if (now === seen || moved()) return;
         if (dirty) {
           setChangedOnDisk(true);
         } else {
-          show(await backend.editCrew(path));
+          const reread = await backend.editCrew(path);
+          if (moved()) return;
+          show(reread);
           setNotice({ kind: "info", text: "This crew was changed by another program; it now shows those changes." });
         }
       } catch {
