@@ -91,7 +91,7 @@ pub trait CrewStore: Send + Sync {
     /// Keeps a version of a crew; its revision number (an existing one for a
     /// fingerprint the crew already had).
     async fn save_crew_revision(&self, revision: &NewCrewRevision) -> Result<u32, crewgraph_engine::run::StoreError>;
-    /// The revisions of the crew at `path` (as [`crew_key`] names it), oldest first.
+    /// The revisions of the crew at `path` (as `crew_key` names it), oldest first.
     async fn crew_revisions(&self, path: &str) -> Result<Vec<CrewRevision>, crewgraph_engine::run::StoreError>;
 }
 

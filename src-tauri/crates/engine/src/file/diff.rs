@@ -9,7 +9,7 @@
 //! changed; long or multi-line text (an agent's instructions) comes with a line
 //! diff in hunks ([`TextHunk`], from the `similar` crate). Last, [`CrewDiff::sentences`]
 //! says every change in plain words: "added agent Critic", "Critic's route
-//! [REVISE] now goes to Writer (was Editor)", "changed Writer's instructions".
+//! \[REVISE\] now goes to Writer (was Editor)", "changed Writer's instructions".
 //!
 //! Values that say nothing (`null`, `""`, `[]`, `{}`, and `false` for the yes/no
 //! behaviours) count as absent, so a field written out empty is no change.

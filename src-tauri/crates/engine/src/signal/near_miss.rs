@@ -55,8 +55,8 @@ pub struct NearMiss {
 }
 
 impl NearMiss {
-    /// What happened, in words, after the agent's name: "wrote [QUESTON]: did you
-    /// mean [QUESTION]?".
+    /// What happened, in words, after the agent's name: "wrote \[QUESTON\]: did you
+    /// mean \[QUESTION\]?".
     pub fn words(&self) -> String {
         let (found, signal) = (&self.found, &self.signal);
         match self.kind {
