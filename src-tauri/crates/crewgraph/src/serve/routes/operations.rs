@@ -22,7 +22,7 @@ use crewgraph_engine::words::plain_message;
 use serde_json::{Map, Value};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{SchemaType, Type};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, SchemaType, Type};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -224,6 +224,13 @@ fn operation<O: Operation>(route: Route, schemas: &mut Schemas) -> utoipa::opena
     }
     if takes_body && has_fields(&request) {
         body_required |= matches!(&request, RefOr::T(Schema::AllOf(all)) if all.items.iter().any(|item| matches!(item, RefOr::Ref(_))));
+        // A body of only optional fields may be left out — or sent as `null`, which
+        // is read as none (`serve::json`): the document says so.
+        let request = if body_required {
+            request
+        } else {
+            RefOr::T(Schema::OneOf(OneOfBuilder::new().item(request).item(ObjectBuilder::new().schema_type(Type::Null)).build()))
+        };
         let content = ContentBuilder::new().schema(Some(request)).build();
         let required = if body_required { Required::True } else { Required::False };
         builder =
