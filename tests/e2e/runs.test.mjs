@@ -307,7 +307,8 @@ test("what the tutor saw: its instructions with the signal paragraph and what it
   // Escape closes it; the learner's card opens its latest turn (no budget: nothing cut).
   await session.keys("\uE00C");
   await session.waitFor(async () => (await session.find(".seen-dialog")).length === 0, { message: "the view closed" });
-  await session.click('.agent-card[data-agent="learner"] .agent-name');
+  // (A double click: one click selects the card to edit it.)
+  await session.execute(`document.querySelector('.agent-card[data-agent="learner"] .agent-name').dispatchEvent(new MouseEvent("dblclick", { bubbles: true }))`);
   await session.visible(".seen-dialog h2");
   const learner = await session.waitFor(async () => {
     const now = await seen();

@@ -43,7 +43,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
       className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${card?.runtime ? " runtime" : ""}${run ? ` ${run}` : ""}`}
       data-agent={view.agent ?? undefined}
       title={view.description ?? undefined}
-      onClick={showSeen}
+      onDoubleClick={showSeen}
     >
       <InHandle direction={data.direction} />
       <div className="agent-main">

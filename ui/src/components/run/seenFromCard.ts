@@ -1,6 +1,7 @@
 // An agent's card opens "What … saw" for the agent's latest turn (run/seen.ts): a
-// click on the card once the run shown is over (or replayed) — the view a person
-// reaches for first after a run — and, from the keyboard, an item of the card's menu
+// double click on the card once the run shown is over (or replayed) — the view a
+// person reaches for first after a run; a single click still selects the card to
+// edit it — and, from the keyboard, an item of the card's menu
 // (Shift+F10) whenever that turn is over. A click on something of the card's own (a
 // fix's button) does only that, and a click with Shift or Ctrl (selecting several)
 // only selects.
@@ -15,6 +16,8 @@ export function useSeenFromCard(agent: string | null | undefined): ((event: Mous
   if (!over || !agent) return undefined;
   return (event) => {
     if (event.shiftKey || event.ctrlKey || event.metaKey) return;
+    // (Not the canvas's double click, which adds an agent where it lands.)
+    event.stopPropagation();
     if (event.target instanceof Element && event.target.closest("button, a, input, select, textarea, .nodrag")) return;
     openLatestSeen(agent);
   };
