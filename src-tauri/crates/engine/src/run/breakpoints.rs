@@ -11,6 +11,7 @@
 //! other. Only the run's own turns stop (its current agent's); a parallel group's
 //! members and a broadcast's targets work on.
 
+use super::driver::Run;
 use super::event::{EventKind, RunEvent};
 use crate::ids::AgentId;
 
@@ -40,6 +41,16 @@ pub fn held(events: &[RunEvent]) -> bool {
         .rev()
         .find_map(|e| if let EventKind::Paused { breakpoint, .. } = &e.kind { Some(*breakpoint) } else { None })
         .unwrap_or(false)
+}
+
+impl Run<'_> {
+    /// Whether the run pauses before its current agent's turn now: a breakpoint on
+    /// it, or one turn stepped — unless it was just resumed from that very pause.
+    pub(crate) fn holds_here(&mut self) -> bool {
+        let released = std::mem::take(&mut self.released);
+        let due = std::mem::take(&mut self.step_due) || self.breakpoints.contains(&self.snapshot.current_agent);
+        due && !released
+    }
 }
 
 #[cfg(test)]

@@ -219,7 +219,7 @@ pub(crate) struct Run<'a> {
     pub(crate) released: bool,
     /// Resumed to go on for one turn: pause before the next once it is done.
     pub(crate) step_once: bool,
-    step_due: bool,
+    pub(crate) step_due: bool,
 }
 
 /// What of the run an agent is shown besides its system prompt.
@@ -366,14 +366,6 @@ impl<'a> Run<'a> {
             handoffs: self.snapshot.handoffs,
             steps: self.snapshot.steps,
         })
-    }
-
-    /// Whether the run pauses before its current agent's turn now: a breakpoint on
-    /// it, or one turn stepped — unless it was just resumed from that very pause.
-    fn holds_here(&mut self) -> bool {
-        let released = std::mem::take(&mut self.released);
-        let due = std::mem::take(&mut self.step_due) || self.breakpoints.contains(&self.snapshot.current_agent);
-        due && !released
     }
 
     /// One step of the crew's strategy.
