@@ -38,7 +38,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const tool = useRun(useShallow((s) => toolAtWork(s.view, view.agent ?? undefined)));
   const showSeen = useSeenFromCard(view.agent);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: after a run a click shows what the agent saw; keyboards have the card's menu (Shift+F10) and the transcript's button
+    // biome-ignore lint/a11y/noStaticElementInteractions: after a run a double click shows what the agent saw; keyboards have the card's menu (Shift+F10) and the transcript's button
     <div
       className={`agent-card${selected ? " selected" : ""}${badge ? ` has-${badge.severity}` : ""}${card?.runtime ? " runtime" : ""}${run ? ` ${run}` : ""}`}
       data-agent={view.agent ?? undefined}
