@@ -26,6 +26,10 @@
 //! [`coverage`] asks of a crew whether a run can take each of its arrows (a
 //! Simulate scenario per arrow) and reads how often runs took them.
 //!
+//! [`import`] makes crews from other tools' projects: a CrewAI project's
+//! `agents.yaml` and `tasks.yaml` become a crew file, with what cannot come along
+//! said at its `file:line:col`.
+//!
 //! The editor goes the other way: [`file::spec`] holds a crew as JSON for the
 //! window and writes it back as YAML, checked by the same loader
 //! ([`load::load_spec_value`]).
@@ -64,6 +68,7 @@ pub mod diagnostic;
 pub mod file;
 pub mod graph;
 pub mod ids;
+pub mod import;
 pub mod load;
 pub mod report;
 pub mod routing;

@@ -16,6 +16,7 @@
 //! - [`matching_reference`]: `match_signal` against a naive reference written from
 //!   DESIGN.md §3's words, on random replies.
 //! - [`graph`]: the crew graph's view model and where problems are badged.
+//! - [`import_crewai`]: CrewAI projects made into crews, and what cannot come along said where it is.
 //! - [`run_loop`]: runs paused and resumed, stopped mid-reply and resumed, and
 //!   cancelled, their stored traces snapshot-tested; [`model`] is their
 //!   deterministic model.
@@ -27,6 +28,7 @@ mod bad_input;
 mod directories;
 mod examples;
 mod graph;
+mod import_crewai;
 mod matching;
 mod matching_reference;
 mod model;
