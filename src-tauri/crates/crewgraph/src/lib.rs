@@ -14,4 +14,5 @@
 //! ```
 
 pub mod api;
+pub mod mcp_server;
 pub mod serve;

@@ -18,6 +18,7 @@
 
 mod agents;
 mod batches;
+mod calling;
 mod coverage;
 mod coverage_report;
 mod crews;
@@ -58,6 +59,7 @@ pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
 pub use batches::{forward_batches, RunBatch, WatchEnd, BATCH_WINDOW};
 pub use coverage::ProbesText;
 pub use coverage_report::{AgentCoverage, ArrowCoverage, CrewTest, ProbeResult, ScenarioResult, TestMode};
+pub use calling::{outside_name, waiting_run, Call, CallNews, CallOutcome, GoOn, Waiting, SIMULATE};
 pub use database::database_path;
 pub use editor::{CheckCrew, EditableCrew, Position, RecentCrew, SaveCrew, SavedCrew, RECENT_CREWS};
 pub use error::{ApiError, ApiErrorCode};

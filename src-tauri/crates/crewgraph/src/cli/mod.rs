@@ -7,6 +7,7 @@
 
 mod agents_cmd;
 mod match_cmd;
+mod mcp_cmd;
 mod models_cmd;
 mod revisions_cmd;
 mod run_cmd;
@@ -338,6 +339,20 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
         max_connections_per_client: u32,
     },
+    /// The crews of a folder as MCP tools, over stdin/stdout: add this command to
+    /// Claude Desktop, Cursor or VS Code and call a crew from there. Each crew that
+    /// has no errors is a tool (input: what to work on; answer: the final agent's
+    /// reply, the run id and its status); resume_run answers a crew that waits for
+    /// you. See docs/serve.md.
+    #[command(after_help = MCP_EXAMPLES)]
+    Mcp {
+        /// The crews folder: its crews are the tools.
+        #[arg(long, value_name = "DIR", default_value = "crews")]
+        crews: PathBuf,
+        /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
+        #[arg(long, value_name = "PATH")]
+        db: Option<PathBuf>,
+    },
     /// API keys in the OS keyring: where each comes from, store one, remove one.
     /// Keys can also come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
     /// CREWGRAPH_<NAME>_API_KEY); they are never written to crew files or the database.
@@ -487,7 +502,16 @@ Examples:
   crewgraph serve                                    http://127.0.0.1:7878 on the crews in ./crews
   CREWGRAPH_TOKEN=$(openssl rand -hex 24) crewgraph serve --addr 0.0.0.0:7878
                                                      reachable from other machines, with a token
-  curl -N localhost:7878/runs/RUN_ID/events          a run's events as they happen";
+  curl -N localhost:7878/runs/RUN_ID/events          a run's events as they happen
+  curl localhost:7878/v1/models                      the crews as OpenAI models (crew/<name>)
+                                                     MCP clients: http://127.0.0.1:7878/mcp";
+
+const MCP_EXAMPLES: &str = "\
+Examples:
+  crewgraph mcp --crews ~/crews                      the crews of ~/crews as tools
+  Claude Desktop (claude_desktop_config.json):
+    {\"mcpServers\": {\"crews\": {\"command\": \"crewgraph\", \"args\": [\"mcp\", \"--crews\", \"/home/me/crews\"]}}}
+  A tool's input: {\"input\": \"Quiz me on Go\", \"model\": \"simulate\"}  (simulate: the crew's Simulate script)";
 
 const MATCH_EXAMPLES: &str = "\
 Examples:
@@ -560,6 +584,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve { addr, db, token, crews, ui, max_connections_per_client } => {
             Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, token, crews, ui, per_client: max_connections_per_client as usize }))
         }
+        Command::Mcp { crews, db } => Ok(mcp_cmd::run(mcp_cmd::McpArgs { crews, db })),
         Command::Keys { action } => Ok(match action {
             None => models_cmd::key_status(),
             Some(KeysAction::Set { name }) => models_cmd::set_key(&name),

@@ -36,6 +36,7 @@ mod auth;
 mod error;
 mod json;
 pub mod listen;
+pub mod openai;
 mod openapi;
 pub mod routes;
 pub mod shutdown;
@@ -139,6 +140,8 @@ pub struct Server {
     api: Api,
     drain: Duration,
     connections: listen::Limits,
+    /// Cancelled when the server stops: ends the MCP sessions of `/mcp`.
+    stop: tokio_util::sync::CancellationToken,
 }
 
 /// How a server stopped.
@@ -160,8 +163,9 @@ impl Server {
             tokio::net::TcpListener::bind(config.addr).await.map_err(|e| ServeError::Bind { addr: config.addr, reason: e.to_string() })?;
         let token = config.token.as_deref().map(auth::Token::new);
         let limits = routes::Limits { body: config.body_limit, request_time: config.request_timeout };
-        let app = routes::app(api.clone(), token, config.ui_dir.as_deref(), limits);
-        Ok(Server { listener, app, api, drain: config.drain, connections: config.connections })
+        let stop = tokio_util::sync::CancellationToken::new();
+        let app = routes::app(api.clone(), token, config.ui_dir.as_deref(), limits, stop.clone());
+        Ok(Server { listener, app, api, drain: config.drain, connections: config.connections, stop })
     }
 
     /// Where it listens.
@@ -171,7 +175,7 @@ impl Server {
 
     /// Answers until `shutdown` resolves, then stops as [`shutdown`] describes.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<Stopped> {
-        let Server { listener, app, api, drain, connections } = self;
+        let Server { listener, app, api, drain, connections, stop } = self;
         let interrupted = Arc::new(Mutex::new(Vec::new()));
         let stopping = Arc::new(Notify::new());
         let graceful = {
@@ -179,6 +183,7 @@ impl Server {
             async move {
                 shutdown.await;
                 stopping.notify_one();
+                stop.cancel();
                 let ids = api.interrupt_runs().await;
                 *interrupted.lock().unwrap_or_else(|p| p.into_inner()) = ids;
             }

@@ -18,9 +18,13 @@
 //! Live runs (`live_and_stored`): a run that is not live reads as its last leg left it.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
+//! Callers (`callers`): crews called as MCP tools and OpenAI models by the official
+//! Python SDKs, over stdio and HTTP.
 //! Tools (`tools`, `approvals`): runs calling real MCP servers, and a person allowing
 //! a call; the file desk example doing its work on a copy of itself (`file_desk`).
 //! Fuzzing (`fuzz_corpora`): the fuzz targets' corpora and regressions (`fuzz/`).
+//! Imports (`import_crewai`): `crewgraph import crewai` on CrewAI projects.
+//! Traces (`otel_phoenix`): runs exported over OTLP, read back from a real Phoenix.
 //! Probes (issue 23): runs and resumes killed at random moments (`soak`), a provider
 //! failing at random (`chaos`), and keys in every place they can go (`secrets`).
 //!
@@ -32,6 +36,7 @@ mod bad_db;
 mod bad_runs;
 mod batches;
 mod breakpoints;
+mod callers;
 mod chaos;
 mod coverage;
 mod crash;
@@ -44,10 +49,12 @@ mod fork;
 mod fuzz_corpora;
 mod gatekeeper;
 mod help;
+mod import_crewai;
 mod interrupt;
 mod live_and_stored;
 mod matching;
 mod models;
+mod otel_phoenix;
 mod recording;
 mod revisions;
 mod route_missed;
