@@ -43,6 +43,10 @@ fn main() -> ExitCode {
                 // The tool servers the window started stop with it.
                 if let tauri::RunEvent::Exit = event {
                     tauri::async_runtime::block_on(tools.stop_tool_servers());
+                    // The runs' spans are sent before the window closes (docs/observability.md).
+                    if let Some(lost) = tools.flush_traces(std::time::Duration::from_secs(5)) {
+                        tracing::warn!("{lost}");
+                    }
                 }
             });
             ExitCode::SUCCESS

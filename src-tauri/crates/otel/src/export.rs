@@ -153,7 +153,8 @@ impl Exporter {
         exporter.set_resource(&resource());
         let (sender, receiver) = mpsc::sync_channel(config.queue.max(1));
         let counters = Arc::new(Counters::default());
-        let worker = Worker { receiver, exporter, counters: counters.clone(), url: url.clone(), delay: config.delay, timeout: config.timeout };
+        let worker =
+            Worker { receiver, exporter, counters: counters.clone(), url: url.clone(), delay: config.delay, timeout: config.timeout };
         std::thread::Builder::new()
             .name("crewgraph-otel".into())
             .spawn(move || worker.run())
@@ -304,7 +305,10 @@ impl Worker {
             Some(error) => {
                 self.counters.failed.fetch_add(count, Ordering::Relaxed);
                 if last.is_none() {
-                    tracing::warn!("traces: the collector at {} did not take {count} spans ({error}); spans are dropped while it does not", self.url);
+                    tracing::warn!(
+                        "traces: the collector at {} did not take {count} spans ({error}); spans are dropped while it does not",
+                        self.url
+                    );
                 }
                 *last = Some(error);
             }

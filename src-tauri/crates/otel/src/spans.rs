@@ -212,7 +212,8 @@ impl RunSpans {
             }
             EventKind::ToolApproval { call_id, decision, .. } => {
                 let decision = serde_json::to_value(decision).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-                let attributes = vec![KeyValue::new(names::TOOL_CALL_ID, call_id.clone()), KeyValue::new("crewgraph.tool.decision", decision)];
+                let attributes =
+                    vec![KeyValue::new(names::TOOL_CALL_ID, call_id.clone()), KeyValue::new("crewgraph.tool.decision", decision)];
                 self.note(None, "crewgraph.tool_approval", at, attributes);
             }
             EventKind::SignalMatched { agent, signal, level, behavior, .. } => {
@@ -273,13 +274,16 @@ impl RunSpans {
             }
             EventKind::ParallelStarted { group, agents } => {
                 let agents = agents.iter().map(|a| StringValue::from(a.as_str().to_owned())).collect();
-                let attributes = vec![KeyValue::new(names::GROUP, group.clone()), KeyValue::new(names::AGENTS, Value::Array(Array::String(agents)))];
+                let attributes =
+                    vec![KeyValue::new(names::GROUP, group.clone()), KeyValue::new(names::AGENTS, Value::Array(Array::String(agents)))];
                 self.note(None, "crewgraph.parallel_started", at, attributes);
             }
             EventKind::ParallelFinished { group, timed_out, .. } => {
                 let late = timed_out.iter().map(|a| StringValue::from(a.as_str().to_owned())).collect();
-                let attributes =
-                    vec![KeyValue::new(names::GROUP, group.clone()), KeyValue::new("crewgraph.timed_out", Value::Array(Array::String(late)))];
+                let attributes = vec![
+                    KeyValue::new(names::GROUP, group.clone()),
+                    KeyValue::new("crewgraph.timed_out", Value::Array(Array::String(late))),
+                ];
                 self.note(None, "crewgraph.parallel_finished", at, attributes);
             }
             EventKind::HistoryTrimmed { agent, dropped } => {
@@ -287,7 +291,8 @@ impl RunSpans {
                 self.note(Some(agent.as_str()), "crewgraph.history_trimmed", at, attributes);
             }
             EventKind::Paused { agent, breakpoint, .. } => {
-                let attributes = vec![KeyValue::new(names::AGENT, agent.as_str().to_owned()), KeyValue::new("crewgraph.breakpoint", *breakpoint)];
+                let attributes =
+                    vec![KeyValue::new(names::AGENT, agent.as_str().to_owned()), KeyValue::new("crewgraph.breakpoint", *breakpoint)];
                 self.note(None, "crewgraph.paused", at, attributes);
             }
             EventKind::Resumed { agent, input } => {
@@ -302,8 +307,10 @@ impl RunSpans {
             }
             EventKind::LoopDetected { agents, repeats } => {
                 let agents = agents.iter().map(|a| StringValue::from(a.as_str().to_owned())).collect();
-                let attributes =
-                    vec![KeyValue::new(names::AGENTS, Value::Array(Array::String(agents))), KeyValue::new("crewgraph.repeats", i64::from(*repeats))];
+                let attributes = vec![
+                    KeyValue::new(names::AGENTS, Value::Array(Array::String(agents))),
+                    KeyValue::new("crewgraph.repeats", i64::from(*repeats)),
+                ];
                 self.note(None, "crewgraph.loop_detected", at, attributes);
             }
             EventKind::RunFinished { status, final_agent, error, handoffs, steps } => {

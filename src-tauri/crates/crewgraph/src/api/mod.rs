@@ -44,6 +44,7 @@ mod scripted_gatekeeper;
 mod seen;
 mod tool_servers;
 mod try_agent;
+mod traces;
 mod types;
 mod validation;
 mod watch;
@@ -82,6 +83,7 @@ pub use seen::{SeenCall, StepContext};
 pub use tool_servers::{server_of, ImportedServers, ServerCheck, ServerTools, ToolInfo, ToolServerView};
 pub use try_agent::{TriedReply, TryMessage};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
+pub use traces::{TraceSettings, TraceStatus, TracesView};
 pub use validation::Validation;
 pub use watch::{RunWatch, WatchItem};
 
@@ -109,6 +111,8 @@ pub struct Api {
     reach: Arc<Reach>,
 }
 
+    /// Where its runs' traces go (docs/observability.md).
+    traces: Arc<traces::Traces>,
 impl Api {
     /// An API whose example crews live in `crews_dir`, with no store yet.
     pub fn new(crews_dir: impl Into<PathBuf>) -> Self {
@@ -128,6 +132,7 @@ impl Api {
             reach: Arc::new(Reach::Anywhere),
         }
     }
+            traces: Arc::default(),
 
     /// Keeps settings (the configured models among them) in `settings`.
     pub fn with_settings(mut self, settings: Arc<dyn SettingsStore>) -> Self {

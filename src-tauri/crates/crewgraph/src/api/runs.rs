@@ -193,6 +193,8 @@ fn runnable_crew(path: &Path, runtime: &[RuntimeAgentText]) -> Result<(Crew, Cre
 
 impl Api {
     pub(crate) async fn deps(&self, crew: &Crew, options: &RunOptions, sink: Arc<dyn EventSink>) -> Result<RunDeps, ApiError> {
+        // Traced when tracing is on (docs/observability.md): the run's events also become spans.
+        let sink = self.traced(crew, options, sink).await;
         for agent in options.breaks.before.iter().flatten() {
             if crew.agent(agent.as_str()).is_none() {
                 let known: Vec<&str> = crew.agents.iter().map(|a| a.id.as_str()).collect();

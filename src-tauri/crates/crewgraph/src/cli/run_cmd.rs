@@ -166,6 +166,10 @@ where
         }
         outcome
     });
+    // The run's spans are sent before the process ends (docs/observability.md).
+    if let Some(lost) = api.flush_traces(std::time::Duration::from_secs(5)) {
+        tell!("crewgraph: {lost}");
+    }
     match outcome {
         Ok(outcome) if outcome.status == RunStatus::Failed => {
             // Said on stderr too: with --json, stdout often goes to a file or a pipe.

@@ -92,6 +92,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let stopped = server.run(signals).await.map_err(|e| format!("the server failed: {e}"));
         // The tool servers it started stop with it (their process groups killed).
         tools.stop_tool_servers().await;
+        // The runs' spans are sent before the server ends (docs/observability.md).
+        if let Some(lost) = tools.flush_traces(Duration::from_secs(5)) {
+            tell!("crewgraph serve: {lost}");
+        }
         stopped
     });
     // Every task (and its hold on the database) ends with the runtime; then the last

@@ -10,7 +10,8 @@ use opentelemetry::Value;
 use opentelemetry_sdk::trace::SpanData;
 
 fn facts() -> CrewFacts {
-    let agent = |id: &str, name: &str| AgentFacts { id: id.into(), name: name.into(), model: "gpt-4o-mini".into(), provider: "openai".into() };
+    let agent =
+        |id: &str, name: &str| AgentFacts { id: id.into(), name: name.into(), model: "gpt-4o-mini".into(), provider: "openai".into() };
     CrewFacts { name: "Exam".into(), agents: vec![agent("teacher", "Teacher"), agent("student", "Student")] }
 }
 
@@ -18,7 +19,12 @@ fn at(kinds: Vec<(u64, EventKind)>) -> Vec<RunEvent> {
     kinds
         .into_iter()
         .enumerate()
-        .map(|(seq, (ms, kind))| RunEvent { kind, run_id: RunId::from("run-7"), seq: seq as u64, timestamp: Timestamp(1_800_000_000_000 + ms) })
+        .map(|(seq, (ms, kind))| RunEvent {
+            kind,
+            run_id: RunId::from("run-7"),
+            seq: seq as u64,
+            timestamp: Timestamp(1_800_000_000_000 + ms),
+        })
         .collect()
 }
 
@@ -37,7 +43,10 @@ fn attr<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
 }
 
 fn named<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
-    spans.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no span {name}: {:?}", spans.iter().map(|s| &s.name).collect::<Vec<_>>()))
+    spans
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no span {name}: {:?}", spans.iter().map(|s| &s.name).collect::<Vec<_>>()))
 }
 
 fn exam() -> Vec<RunEvent> {
@@ -47,20 +56,34 @@ fn exam() -> Vec<RunEvent> {
         (1, EventKind::AgentStarted { agent: teacher.clone(), step: 1 }),
         (2, EventKind::ToolCall { agent: teacher.clone(), name: "calculator".into(), arguments: serde_json::json!({"expression": "6*7"}) }),
         (5, EventKind::ToolResult { agent: teacher.clone(), name: "calculator".into(), result: "42".into() }),
-        (9, EventKind::AgentResponse {
-            agent: teacher.clone(),
-            content: "What is 6*7? [QUESTION]".into(),
-            usage: Some(Usage { input_tokens: 120, output_tokens: 14, cost_usd: None }),
-        }),
-        (9, EventKind::SignalMatched {
-            agent: teacher.clone(),
-            signal: SignalName::from("[QUESTION]"),
-            level: MatchLevel::Exact,
-            behavior: Behavior::Route,
-            target: Some("student".into()),
-            payload: None,
-        }),
-        (10, EventKind::Handoff { from: teacher.clone(), to: "student".into(), reason: "signal [QUESTION] (exact)".into(), handoff_count: 1 }),
+        (
+            9,
+            EventKind::AgentResponse {
+                agent: teacher.clone(),
+                content: "What is 6*7? [QUESTION]".into(),
+                usage: Some(Usage { input_tokens: 120, output_tokens: 14, cost_usd: None }),
+            },
+        ),
+        (
+            9,
+            EventKind::SignalMatched {
+                agent: teacher.clone(),
+                signal: SignalName::from("[QUESTION]"),
+                level: MatchLevel::Exact,
+                behavior: Behavior::Route,
+                target: Some("student".into()),
+                payload: None,
+            },
+        ),
+        (
+            10,
+            EventKind::Handoff {
+                from: teacher.clone(),
+                to: "student".into(),
+                reason: "signal [QUESTION] (exact)".into(),
+                handoff_count: 1,
+            },
+        ),
         (11, EventKind::AgentStarted { agent: student.clone(), step: 2 }),
         (20, EventKind::AgentResponse { agent: student.clone(), content: "42 [END]".into(), usage: None }),
         (21, EventKind::RunFinished { status: RunStatus::Terminated, final_agent: Some(student), error: None, handoffs: 1, steps: 2 }),
@@ -72,7 +95,8 @@ fn a_run_is_a_workflow_span_with_a_chat_span_per_turn_and_a_tool_span_inside_its
     let spans = fold(&exam(), false);
     assert_eq!(spans.len(), 4, "the run, two turns, one tool call");
     let run = named(&spans, "invoke_workflow Exam");
-    let teacher = spans.iter().find(|s| attr(s, "gen_ai.agent.name") == Some(&Value::from("Teacher")) && s.name == "chat gpt-4o-mini").unwrap();
+    let teacher =
+        spans.iter().find(|s| attr(s, "gen_ai.agent.name") == Some(&Value::from("Teacher")) && s.name == "chat gpt-4o-mini").unwrap();
     let tool = named(&spans, "execute_tool calculator");
     assert_eq!(run.parent_span_id, SpanId::INVALID, "the run is the root");
     assert_eq!(teacher.parent_span_id, run.span_context.span_id());
@@ -89,7 +113,8 @@ fn a_run_is_a_workflow_span_with_a_chat_span_per_turn_and_a_tool_span_inside_its
     assert_eq!(attr(run, "crewgraph.run.status"), Some(&Value::from("terminated")));
     assert_eq!(run.status, Status::Ok);
 
-    let handoff = teacher.events.iter().find(|e| e.name == "crewgraph.handoff").expect("the handoff is an event of the turn that handed off");
+    let handoff =
+        teacher.events.iter().find(|e| e.name == "crewgraph.handoff").expect("the handoff is an event of the turn that handed off");
     let value = |key: &str| handoff.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| kv.value.clone());
     assert_eq!(value("crewgraph.signal"), Some(Value::from("[QUESTION]")));
     assert_eq!(value("crewgraph.signal.level"), Some(Value::from("exact")));
@@ -142,13 +167,16 @@ fn a_failed_run_marks_its_run_and_its_unfinished_turn_as_errors() {
         (1, EventKind::AgentStarted { agent: teacher.clone(), step: 1 }),
         (2, EventKind::ToolCall { agent: teacher.clone(), name: "fetch".into(), arguments: serde_json::json!({}) }),
         (3, EventKind::ToolResult { agent: teacher.clone(), name: "fetch".into(), result: "error: nothing answers".into() }),
-        (4, EventKind::RunFinished {
-            status: RunStatus::Failed,
-            final_agent: Some(teacher),
-            error: Some("the model is down".into()),
-            handoffs: 0,
-            steps: 1,
-        }),
+        (
+            4,
+            EventKind::RunFinished {
+                status: RunStatus::Failed,
+                final_agent: Some(teacher),
+                error: Some("the model is down".into()),
+                handoffs: 0,
+                steps: 1,
+            },
+        ),
     ]);
     let spans = fold(&events, false);
     assert_eq!(named(&spans, "invoke_workflow Exam").status, Status::error("the model is down"));

@@ -22,6 +22,7 @@ mod runs;
 mod testing;
 mod tools;
 
+mod traces;
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
@@ -48,6 +49,7 @@ pub use testing::TestCrew;
 pub use tools::{CheckToolServer, CrewTools, ImportToolServers, ListToolServers, PutToolServer, RemoveToolServer, WhichToolServer};
 
 use super::operation::Operation;
+pub use traces::{SetTraces, Traces};
 use super::{Api, ApiError, ApiErrorCode, CheckCrew, SaveCrew};
 use crewgraph_engine::words::plain_message;
 
@@ -110,6 +112,9 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<ListRuns>();
     visitor.visit::<StartRun>();
     visitor.visit::<GetRun>();
+    // Traces
+    visitor.visit::<Traces>();
+    visitor.visit::<SetTraces>();
     visitor.visit::<ForkRun>();
     visitor.visit::<StepContextOf>();
     visitor.visit::<ResumeRun>();
