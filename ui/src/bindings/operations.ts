@@ -7,6 +7,7 @@ import type { CheckCrew } from "./CheckCrew";
 import type { CheckRecording } from "./CheckRecording";
 import type { CheckSignalName } from "./CheckSignalName";
 import type { CompareRevisions } from "./CompareRevisions";
+import type { CrewAiFiles } from "./CrewAiFiles";
 import type { CrewDocument } from "./CrewDocument";
 import type { CrewSummary } from "./CrewSummary";
 import type { CrewTest } from "./CrewTest";
@@ -20,8 +21,10 @@ import type { ForkRun } from "./ForkRun";
 import type { FoundServer } from "./FoundServer";
 import type { GatekeeperAnswer } from "./GatekeeperAnswer";
 import type { GatekeeperQuestion } from "./GatekeeperQuestion";
+import type { ImportCrewAi } from "./ImportCrewAi";
 import type { ImportRecording } from "./ImportRecording";
 import type { ImportToolServers } from "./ImportToolServers";
+import type { ImportedCrew } from "./ImportedCrew";
 import type { ImportedServers } from "./ImportedServers";
 import type { ListModels } from "./ListModels";
 import type { MatchResult } from "./MatchResult";
@@ -31,6 +34,7 @@ import type { ModelView } from "./ModelView";
 import type { Nothing } from "./Nothing";
 import type { PutModel } from "./PutModel";
 import type { PutToolServer } from "./PutToolServer";
+import type { ReadCrewAiProject } from "./ReadCrewAiProject";
 import type { RecentCrew } from "./RecentCrew";
 import type { Recording } from "./Recording";
 import type { RemoveAgent } from "./RemoveAgent";
@@ -90,6 +94,10 @@ export type Operations = {
   explain_reply: { request: ExplainReply; answer: ReplyExplanation; errors: "not_found" | "invalid_crew" | "invalid_input" };
   /** Route coverage: without probes, one Simulate run per arrow (no model called) and which arrows no run can take, with why; with probes, each request on a real model and how often each arrow was taken (CrewTest). Probes on a model can take longer than a request may: run those with `crewgraph test` */
   test_crew: { request: TestCrew; answer: CrewTest; errors: "not_found" | "invalid_crew" | "store" | "invalid_input" };
+  /** Makes a crew of a CrewAI project's agents.yaml, tasks.yaml and crew.py (their text): the crew file's text, its name, the warnings (what was left out, at file:line:col) and the inputs the run asks for; nothing is saved */
+  import_crewai: { request: ImportCrewAi; answer: ImportedCrew; errors: "invalid_input" };
+  /** Reads a CrewAI project folder (config/agents.yaml, config/tasks.yaml, crew.py) into the files import_crewai takes */
+  read_crewai_project: { request: ReadCrewAiProject; answer: CrewAiFiles; errors: "not_found" | "io" | "invalid_input" };
   /** Opens a crew for editing: its spec, the engine's verdict, the saved positions (EditableCrew) */
   edit_crew: { request: WhichCrew; answer: EditableCrew; errors: "not_found" | "invalid_input" };
   /** The fingerprint of the crew's files as they are now (compare with EditableCrew.disk) */
@@ -211,6 +219,8 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   match_signal: { method: "POST", path: "/match", status: 200 },
   explain_reply: { method: "POST", path: "/crews/{crew}/explain", status: 200 },
   test_crew: { method: "POST", path: "/crews/{crew}/test", status: 200 },
+  import_crewai: { method: "POST", path: "/import/crewai", status: 200 },
+  read_crewai_project: null,
   edit_crew: { method: "GET", path: "/crews/{crew}/edit", status: 200 },
   crew_disk: { method: "GET", path: "/crews/{crew}/disk", status: 200 },
   check_crew: { method: "POST", path: "/editor/check", status: 200 },

@@ -6,6 +6,7 @@
 //! model or a server acts on the terminal.
 
 mod agents_cmd;
+mod import_cmd;
 mod match_cmd;
 mod mcp_cmd;
 mod models_cmd;
@@ -47,6 +48,31 @@ Examples:
   crewgraph validate crews/*.yaml crews/go-quiz check several (a folder with crew.yaml counts as one crew)
   crewgraph match --signal '[END]' --content 'All done [end]'
                                                prints: case_insensitive";
+
+/// The tools `crewgraph import` reads projects of.
+#[derive(Debug, Subcommand)]
+enum ImportFrom {
+    /// A CrewAI project: its config/agents.yaml and config/tasks.yaml (and crew.py,
+    /// for Process.hierarchical and its manager) become one crew file. Sequential
+    /// tasks become a chain of routes ending in End, human_input a Wait; a
+    /// hierarchical crew gets the llm router with the manager as supervisor;
+    /// {placeholders} are kept and listed as the run's inputs. See docs/import.md.
+    #[command(after_help = IMPORT_EXAMPLES)]
+    Crewai {
+        /// The project's folder (config/ at its top or under src/<name>/), or its
+        /// agents.yaml, tasks.yaml and crew.py.
+        #[arg(required = true, value_name = "DIR_OR_FILES")]
+        paths: Vec<PathBuf>,
+        /// Write the crew file here (whole, or not at all) instead of printing it.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+const IMPORT_EXAMPLES: &str = "\
+Examples:
+  crewgraph import crewai ./latest_ai_development --out crews/latest-ai.yaml
+  crewgraph import crewai config/agents.yaml config/tasks.yaml src/crew.py";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -353,6 +379,13 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         db: Option<PathBuf>,
     },
+    /// Make a crew of another tool's project. Prints the crew file (or writes it to
+    /// --out); what could not be carried over goes to stderr as
+    /// FILE:LINE:COL: warning: message. Exits 1 when the project cannot be read.
+    Import {
+        #[command(subcommand)]
+        from: ImportFrom,
+    },
     /// API keys in the OS keyring: where each comes from, store one, remove one.
     /// Keys can also come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
     /// CREWGRAPH_<NAME>_API_KEY); they are never written to crew files or the database.
@@ -585,6 +618,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, token, crews, ui, per_client: max_connections_per_client as usize }))
         }
         Command::Mcp { crews, db } => Ok(mcp_cmd::run(mcp_cmd::McpArgs { crews, db })),
+        Command::Import { from: ImportFrom::Crewai { paths, out } } => Ok(import_cmd::crewai(&paths, out.as_deref())),
         Command::Keys { action } => Ok(match action {
             None => models_cmd::key_status(),
             Some(KeysAction::Set { name }) => models_cmd::set_key(&name),

@@ -201,7 +201,7 @@ fn bad_yaml_is_an_error_at_its_line_and_column_in_words() {
     let said = errors(&failed);
     assert_eq!(said.len(), 1, "{said:#?}");
     assert!(said[0].starts_with("config/agents.yaml:3:"), "{said:#?}");
-    assert!(said[0].contains("config/agents.yaml could not be read: YAML syntax error:"), "{said:#?}");
+    assert!(said[0].contains(": YAML syntax error:"), "{said:#?}");
 }
 
 #[test]
@@ -236,22 +236,19 @@ fn malformed_files_are_said_in_words_at_their_place() {
     let cases = [
         (
             texts("- poet\n- critic\n", "t:\n  agent: poet\n", None),
-            "agents.yaml:1:1: agents.yaml could not be read: it must be a mapping of agent names to their settings",
+            "agents.yaml:1:1: the file must be a mapping of agent names to their settings",
         ),
-        (texts(AGENT, "# nothing yet\n", None), "tasks.yaml:1:1: tasks.yaml could not be read: it is empty"),
+        (texts(AGENT, "# nothing yet\n", None), "tasks.yaml:1:1: the file is empty"),
         (
             texts(AGENT, "t:\n  agent: poet\n  human_input: maybe\n", None),
-            "tasks.yaml:3:16: tasks.yaml could not be read: 't.human_input' must be true or false, not 'maybe'",
+            "tasks.yaml:3:16: 't.human_input' must be true or false, not 'maybe'",
         ),
         (
             texts(AGENT, "t:\n  description: Write.\n", None),
-            "tasks.yaml:1:1: task 't' says no agent; in a sequential crew each task needs one (add 'agent: NAME')",
+            "tasks.yaml:1:1: task 't' says no agent; in a sequential crew each task needs one (add 'agent: NAME'; for a hierarchical crew, give its crew.py too)",
         ),
         (texts("{}\n", "t:\n  agent: poet\n", None), "agents.yaml:1:1: agents.yaml has no agents"),
-        (
-            texts(AGENT, "t:\n  agent: poet\n  agent: poet\n", None),
-            "tasks.yaml:3:3: tasks.yaml could not be read: duplicate key 'agent' (first at line 2)",
-        ),
+        (texts(AGENT, "t:\n  agent: poet\n  agent: poet\n", None), "tasks.yaml:3:3: duplicate key 'agent' (first at line 2)"),
     ];
     for (project, expected) in cases {
         let failed = import_crewai(&project).expect_err(expected);

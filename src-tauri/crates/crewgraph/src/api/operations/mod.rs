@@ -14,6 +14,7 @@ mod agents;
 mod crews;
 mod editor;
 mod gatekeeper;
+mod import;
 mod models;
 mod requests;
 mod revisions;
@@ -35,6 +36,7 @@ pub use agents::{AddAgent, ListAgents, RemoveAgent};
 pub use crews::{CrewScripts, CrewsFolder, ExplainReply, ListCrews, MatchSignal, OpenCrew, RouteQuery, ValidateCrew};
 pub use editor::{AgentInstructions, CheckSignalName, CrewDisk, CrewYaml, EditCrew, ExportCrew, RecentCrews, TryAgent};
 pub use gatekeeper::KeywordGatekeeper;
+pub use import::{ImportCrewAi, ProjectFile, ReadCrewAiProject};
 pub use models::{
     CheckModel, DiscoverModels, ListModels, ModelServers, PutModel, RemoveApiKey, RemoveModel, SetApiKey, SetDefaultModel, SetModelServers,
 };
@@ -71,6 +73,8 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<MatchSignal>();
     visitor.visit::<ExplainReply>();
     visitor.visit::<TestCrew>();
+    visitor.visit::<ImportCrewAi>();
+    visitor.visit::<ReadCrewAiProject>();
     // The editor
     visitor.visit::<EditCrew>();
     visitor.visit::<CrewDisk>();

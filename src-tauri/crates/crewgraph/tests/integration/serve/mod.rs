@@ -16,6 +16,7 @@
 //! - `fuzz`: arbitrary bodies to every route that takes one: never a 5xx, always
 //!   `{code, message}`;
 //! - `gatekeeper`: `POST /gatekeeper`, the server as a crew's gatekeeper service;
+//! - `import`: `POST /import/crewai`, a CrewAI project's files made into a crew;
 //! - `revisions`: a crew's revisions — listed with their runs, compared, read back;
 //! - `testing`: a crew's route coverage (`POST /crews/{crew}/test`).
 
@@ -23,6 +24,7 @@ mod editor;
 mod events;
 mod fuzz;
 mod gatekeeper;
+mod import;
 pub(crate) mod process;
 mod revisions;
 mod routes;

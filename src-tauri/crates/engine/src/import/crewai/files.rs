@@ -95,15 +95,14 @@ fn issue(file: &SourceFile, kind: &str, names: &[(u32, String)], diagnostic: Dia
                 CrewAiProblem::UnmappedKey { owner, key: key.clone() }
             }
         }
-        Problem::Empty => CrewAiProblem::Unreadable { file: file.name.clone(), detail: "it is empty".into() },
+        Problem::Empty => CrewAiProblem::Unreadable { detail: "the file is empty".into() },
         Problem::NotAMapping => CrewAiProblem::Unreadable {
-            file: file.name.clone(),
-            detail: format!("it must be a mapping of {kind} names to their settings (a name, a colon, then its keys indented under it)"),
+            detail: format!(
+                "the file must be a mapping of {kind} names to their settings (a name, a colon, then its keys indented under it)"
+            ),
         },
-        Problem::WrongType { field, detail } if field == "crew file" => {
-            CrewAiProblem::Unreadable { file: file.name.clone(), detail: format!("the file {detail}") }
-        }
-        _ => CrewAiProblem::Unreadable { file: file.name.clone(), detail: diagnostic.message.clone() },
+        Problem::WrongType { field, detail } if field == "crew file" => CrewAiProblem::Unreadable { detail: format!("the file {detail}") },
+        _ => CrewAiProblem::Unreadable { detail: diagnostic.message.clone() },
     };
     ImportIssue::new(problem.severity(), location, problem.to_string())
 }

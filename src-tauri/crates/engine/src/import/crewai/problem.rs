@@ -10,8 +10,8 @@ use crate::diagnostic::Severity;
 pub enum CrewAiProblem {
     // ---- errors ----
     /// The YAML (or its shape) could not be read; `detail` is the loader's message.
-    #[error("{file} could not be read: {detail}")]
-    Unreadable { file: String, detail: String },
+    #[error("{detail}")]
+    Unreadable { detail: String },
     /// agents.yaml holds no agent.
     #[error("{file} has no agents: write each agent as a name followed by its role, goal and backstory")]
     NoAgents { file: String },
@@ -22,7 +22,7 @@ pub enum CrewAiProblem {
     #[error("task '{task}' is for agent '{agent}', but agents.yaml has no agent called '{agent}' (it has: {known})")]
     UnknownAgent { task: String, agent: String, known: String },
     /// A task of a sequential crew without `agent:`.
-    #[error("task '{task}' says no agent; in a sequential crew each task needs one (add 'agent: NAME')")]
+    #[error("task '{task}' says no agent; in a sequential crew each task needs one (add 'agent: NAME'; for a hierarchical crew, give its crew.py too)")]
     TaskWithoutAgent { task: String },
     /// `context:` names a task tasks.yaml does not have.
     #[error("task '{task}' takes its context from '{context}', but tasks.yaml has no task called '{context}'")]
