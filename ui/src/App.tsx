@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { backend } from "./backend";
 import type { CrewSummary } from "./bindings/CrewSummary";
 import { EditorView } from "./components/editor/EditorView";
+import { ImportReport } from "./components/editor/ImportReport";
 import { useFiles } from "./components/editor/useFiles";
 import { ErrorIcon } from "./components/icons";
 import { ProblemsPanel } from "./components/ProblemsPanel";
@@ -149,6 +150,7 @@ export function App() {
         onPick={(kind) => void files.pick(kind)}
         onNew={() => void files.newCrew()}
         onImport={() => void files.importCrew()}
+        onImportCrewAi={() => void files.importCrewAi()}
         recent={files.recent}
         runs={runs}
         crewOf={(run) => runCrews[run.id]}
@@ -173,6 +175,7 @@ export function App() {
             </button>
           </div>
         )}
+        {files.importReport && <ImportReport report={files.importReport} onDismiss={files.dismiss} />}
         {files.changedOnDisk && (
           <div className="banner warning" role="alert">
             <span>This crew was changed by another program while you were editing it.</span>

@@ -5,7 +5,9 @@
 // picks one.
 import type { ApiErrorCode } from "../bindings/ApiErrorCode";
 import type { ApproveToolCall } from "../bindings/ApproveToolCall";
+import type { ImportedCrew } from "../bindings/ImportedCrew";
 import type { ImportedServers } from "../bindings/ImportedServers";
+import type { ProjectFile } from "../bindings/ProjectFile";
 import type { ServerCheck } from "../bindings/ServerCheck";
 import type { ServerSpec } from "../bindings/ServerSpec";
 import type { ServerTools } from "../bindings/ServerTools";
@@ -47,6 +49,13 @@ export interface Backend {
   crewsFolder(): Promise<string>;
   /** Asks the person for a crew file or folder; null when they cancel. */
   pickCrew(kind: "file" | "folder"): Promise<string | null>;
+  /** Asks the person for a CrewAI project: the window a folder (read with
+   * read_crewai_project), a browser its files (agents.yaml, tasks.yaml, crew.py);
+   * null when they cancel. */
+  pickCrewAiProject(): Promise<CrewAiProject | null>;
+  /** Makes a crew of a CrewAI project's files (nothing is saved): its YAML and spec,
+   * the warnings (what was left out, at file:line:col) and the inputs the run asks for. */
+  importCrewAi(files: ProjectFile[], name?: string | null): Promise<ImportedCrew>;
   /** Asks the person where to save (a .yaml file); null when they cancel. */
   pickSavePath(suggested: string, title: string): Promise<string | null>;
   /** Before the window closes while `isDirty()`, asks `ask()` and closes only on yes.
@@ -175,6 +184,9 @@ export interface Backend {
   /** The ids of the runs going on now (in the window's app, or in the server). */
   liveRuns(): Promise<string[]>;
 }
+
+/** A CrewAI project's files as picked, and its name when it is known (its folder's). */
+export type CrewAiProject = { name: string | null; files: ProjectFile[] };
 
 /** A fork's request, its `at` a plain number (the generated type says bigint for a
  * u64, which JSON cannot carry). */

@@ -17,7 +17,12 @@ const started = (seq: number): RunEvent => ({ run_id: "run-1", seq, timestamp: "
  * whose prompts answer from `answers`, remembering everything. */
 function fakePage(
   routes: Route[],
-  { token = null as string | null, answers = [] as Array<string | null>, files = [] as Array<{ name: string; text: string } | null> } = {},
+  {
+    token = null as string | null,
+    answers = [] as Array<string | null>,
+    files = [] as Array<{ name: string; text: string } | null>,
+    picks = [] as Array<Array<{ name: string; text: string }> | null>,
+  } = {},
 ) {
   const sent: Sent[] = [];
   const prompts: string[] = [];
@@ -43,6 +48,10 @@ function fakePage(
     async chooseFile(accept) {
       chosen.push(accept);
       return files.shift() ?? null;
+    },
+    async chooseFiles(accept) {
+      chosen.push(accept);
+      return picks.shift() ?? null;
     },
     onLeave: () => () => {},
     loadToken: () => token,
@@ -243,6 +252,29 @@ describe("the browser transport", () => {
     expect(chosen[0]).toContain(".json");
     await expect(backend.importRecording()).resolves.toBeNull();
     expect(sent).toHaveLength(1);
+  });
+
+  it("imports a CrewAI project from the files the person uploads; nothing is asked of the server when they cancel", async () => {
+    const imported = { name: "Poetry", file_name: "poetry.yaml", yaml: "name: Poetry\n", spec: { name: "Poetry" }, process: "sequential", warnings: [], inputs: ["topic"] };
+    const picked = [
+      { name: "agents.yaml", text: "poet:\n  role: Poet\n" },
+      { name: "tasks.yaml", text: "poem:\n  agent: poet\n" },
+    ];
+    const { page, sent, chosen } = fakePage([on("POST", "import/crewai", () => json(imported))], { picks: [picked, null] });
+    const backend = createHttpBackend(page);
+    const project = await backend.pickCrewAiProject();
+    expect(project).toEqual({ name: null, files: picked });
+    expect(chosen[0]).toContain(".py");
+    await expect(backend.importCrewAi(picked)).resolves.toEqual(imported);
+    expect(sent[0].body).toEqual({ files: picked });
+    await expect(backend.pickCrewAiProject()).resolves.toBeNull();
+    expect(sent).toHaveLength(1);
+  });
+
+  it("says why a CrewAI project cannot be imported in the server's words, at file:line:col", async () => {
+    const refusal = "tasks.yaml:2:10: error: task 'poem' is for agent 'writer', but agents.yaml has no agent called 'writer' (it has: poet)";
+    const { page } = fakePage([on("POST", "import/crewai", () => apiError(400, "invalid_input", refusal))]);
+    await expect(createHttpBackend(page).importCrewAi([{ name: "agents.yaml", text: "" }], "poetry")).rejects.toMatchObject({ code: "invalid_input", message: refusal });
   });
 
   it("says what is wrong with a recording in the server's words (truncated, newer, not one)", async () => {

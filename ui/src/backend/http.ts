@@ -82,6 +82,11 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
       const picked = page.prompt(`Which ${what}? Its name in ${CREWS_FOLDER}.${list}`, names[0] ?? "");
       return picked?.trim() || null;
     },
+    async pickCrewAiProject() {
+      // The browser uploads the files' text: a server reads no file a client names.
+      const files = await page.chooseFiles(".yaml,.yml,.py");
+      return files && files.length > 0 ? { name: null, files } : null;
+    },
     async pickSavePath(suggested, title) {
       return page.prompt(title, suggested)?.trim() || null;
     },

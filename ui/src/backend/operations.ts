@@ -23,7 +23,7 @@ export interface Transport {
 }
 
 /** The methods a transport does not make itself. */
-type DialogMethods = "pickCrew" | "pickSavePath" | "guardClose" | "confirm" | "pickScript" | "exportRun" | "importRecording" | "keepsKeys";
+type DialogMethods = "pickCrew" | "pickCrewAiProject" | "pickSavePath" | "guardClose" | "confirm" | "pickScript" | "exportRun" | "importRecording" | "keepsKeys";
 
 /** Every Backend method that is an operation (or a run's watch), over `transport`. */
 export function operationMethods({ call, watch }: Transport): Omit<Backend, DialogMethods> {
@@ -56,6 +56,7 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     setApiKey: (name, key) => call("set_api_key", { name, key }),
     removeApiKey: (name) => call("remove_api_key", { name }),
     agentInstructions: (spec, agent) => call("agent_instructions", { spec, agent }),
+    importCrewAi: (files, name) => call("import_crewai", { files, name: name ?? undefined }),
 
     async startRun(request, onBatch) {
       const { run_id } = await call("start_run", request);

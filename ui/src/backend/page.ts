@@ -15,6 +15,9 @@ export interface BrowserPage {
   /** Lets the person choose a file of theirs (`accept`: as the file input takes it,
    * ".json"); its name and text, or null when they cancel. */
   chooseFile(accept: string): Promise<{ name: string; text: string } | null>;
+  /** Lets the person choose several files of theirs at once; their names and texts,
+   * or null when they cancel. */
+  chooseFiles(accept: string): Promise<{ name: string; text: string }[] | null>;
   /** Before the page is left (closed, reloaded, navigated away), asks `mayLeave`; on
    * false the browser asks the person whether to stay. Answers a function that stops
    * listening. */
@@ -59,28 +62,11 @@ export function browserPage(): BrowserPage {
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
     },
-    chooseFile(accept) {
-      return new Promise((resolve, reject) => {
-        const input = document.createElement("input");
-        input.type = "file";
-        input.accept = accept;
-        input.style.display = "none";
-        const done = () => input.remove();
-        input.addEventListener("change", () => {
-          const file = input.files?.[0];
-          done();
-          if (!file) return resolve(null);
-          file.text().then((text) => resolve({ name: file.name, text }), reject);
-        });
-        // (Browsers since 2023 say when the person closed the chooser without a file.)
-        input.addEventListener("cancel", () => {
-          done();
-          resolve(null);
-        });
-        document.body.append(input);
-        input.click();
-      });
+    async chooseFile(accept) {
+      const files = await choose(accept, false);
+      return files?.[0] ?? null;
     },
+    chooseFiles: (accept) => choose(accept, true),
     onLeave(mayLeave) {
       const listener = (event: BeforeUnloadEvent) => {
         if (mayLeave()) return;
@@ -99,4 +85,30 @@ export function browserPage(): BrowserPage {
     },
     saveToken: (token) => sessionStorage.setItem(TOKEN_KEY, token),
   };
+}
+
+/** The page's file chooser: the files the person picked (one unless `multiple`), each
+ * with its name and text; null when they close it without a file. */
+function choose(accept: string, multiple: boolean): Promise<{ name: string; text: string }[] | null> {
+  return new Promise((resolve, reject) => {
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = accept;
+    input.multiple = multiple;
+    input.style.display = "none";
+    const done = () => input.remove();
+    input.addEventListener("change", () => {
+      const files = Array.from(input.files ?? []);
+      done();
+      if (files.length === 0) return resolve(null);
+      Promise.all(files.map(async (file) => ({ name: file.name, text: await file.text() }))).then(resolve, reject);
+    });
+    // (Browsers since 2023 say when the person closed the chooser without a file.)
+    input.addEventListener("cancel", () => {
+      done();
+      resolve(null);
+    });
+    document.body.append(input);
+    input.click();
+  });
 }

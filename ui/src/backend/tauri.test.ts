@@ -71,6 +71,28 @@ describe("the window's transport", () => {
     await expect(tauriBackend.importRecording("/tmp/cut.json")).rejects.toMatchObject({ code: "invalid_input", message: /truncated/ });
   });
 
+  it("reads the CrewAI project folder the person opens, then imports its files", async () => {
+    const files = [
+      { name: "/home/ana/poetry/config/agents.yaml", text: "poet:\n  role: Poet\n" },
+      { name: "/home/ana/poetry/config/tasks.yaml", text: "poem:\n  agent: poet\n" },
+    ];
+    fake.picked = "/home/ana/poetry";
+    fake.answers.read_crewai_project = { name: "poetry", files };
+    await expect(tauriBackend.pickCrewAiProject()).resolves.toEqual({ name: "poetry", files });
+    expect(fake.dialogs[0]).toMatchObject(["open", { directory: true }]);
+    fake.answers.import_crewai = { name: "Poetry", warnings: [], inputs: [] };
+    await tauriBackend.importCrewAi(files, "poetry");
+    expect(fake.invoked).toEqual([
+      ["read_crewai_project", { paths: ["/home/ana/poetry"] }],
+      ["import_crewai", { files, name: "poetry" }],
+    ]);
+  });
+
+  it("reads nothing when the person cancels the CrewAI folder dialog", async () => {
+    await expect(tauriBackend.pickCrewAiProject()).resolves.toBeNull();
+    expect(fake.invoked).toEqual([]);
+  });
+
   it("opens nothing when the person cancels the open dialog", async () => {
     await expect(tauriBackend.importRecording()).resolves.toBeNull();
     expect(fake.invoked).toEqual([]);

@@ -35,6 +35,12 @@ export const tauriBackend: Backend = {
     );
     return typeof picked === "string" ? picked : null;
   },
+  async pickCrewAiProject() {
+    const picked = await open({ directory: true, title: "Import a CrewAI project (the folder with config/agents.yaml)" });
+    if (typeof picked !== "string") return null;
+    const project = await call("read_crewai_project", { paths: [picked] });
+    return { name: project.name, files: project.files };
+  },
   async pickSavePath(suggested, title) {
     const picked = await save({ title, defaultPath: suggested, filters: [{ name: "Crew files", extensions: ["yaml", "yml"] }] });
     return typeof picked === "string" ? picked : null;

@@ -22,6 +22,8 @@ type Props = {
   onPick: (kind: "file" | "folder") => void;
   onNew: () => void;
   onImport: () => void;
+  /** Import CrewAI project…: a crew made from a CrewAI project's files. */
+  onImportCrewAi?: () => void;
   recent: RecentCrew[];
   runs: RunSummary[];
   /** Each run's crew as far as it is known (its path; null: not known). */
@@ -83,6 +85,7 @@ export function Sidebar(props: Props) {
         onPick={fold(props.onPick)}
         onNew={fold(props.onNew)}
         onImport={fold(props.onImport)}
+        onImportCrewAi={props.onImportCrewAi && fold(props.onImportCrewAi)}
         onOpenRun={fold(props.onOpenRun)}
         onImportRecording={fold(props.onImportRecording)}
         onSettings={fold(props.onSettings)}
@@ -117,6 +120,7 @@ function SidebarList({
   onPick,
   onNew,
   onImport,
+  onImportCrewAi,
   recent,
   runs,
   crewOf = unknownCrew,
@@ -171,6 +175,16 @@ function SidebarList({
         <button type="button" className="sidebar-item" onClick={onImport} title="Start a new crew from a copy of a crew file">
           <FileIcon size={14} /> Import…
         </button>
+        {onImportCrewAi && (
+          <button
+            type="button"
+            className="sidebar-item"
+            onClick={onImportCrewAi}
+            title="Make a crew of a CrewAI project (its config/agents.yaml and config/tasks.yaml)"
+          >
+            <FolderIcon size={14} /> Import CrewAI project…
+          </button>
+        )}
       </div>
       {recent.length > 0 && (
         <>

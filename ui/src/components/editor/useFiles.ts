@@ -1,5 +1,5 @@
 // The editor's files: New, Open (a crew file or a Go-engine crew folder), Save,
-// Save As, Import, Export YAML, recent crews, the unsaved-changes question before
+// Save As, Import, Import CrewAI project, Export YAML, recent crews, the unsaved-changes question before
 // anything would drop edits (opening another crew, closing the window), and
 // noticing a crew changed on disk by another program while it is open.
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -9,6 +9,7 @@ import type { RecentCrew } from "../../bindings/RecentCrew";
 import { emptyCrew } from "../../editor/newCrew";
 import { editorStore } from "../../editor/store";
 import { runStore } from "../../run/store";
+import { type ImportReport, importedNotice } from "./crewaiImport";
 import { askUnsaved } from "./unsaved";
 
 /** How often an open crew's files are compared with what was opened. */
@@ -26,11 +27,15 @@ export type Files = {
   /** The crew changed on disk while it had unsaved edits here. */
   changedOnDisk: boolean;
   recent: RecentCrew[];
+  /** What the last CrewAI import could not carry over (null: nothing to list). */
+  importReport: ImportReport | null;
   /** Opens a crew; `force` drops unsaved edits without asking (automation). */
   openPath(path: string, force?: boolean): Promise<void>;
   pick(kind: "file" | "folder"): Promise<void>;
   newCrew(): Promise<void>;
   importCrew(): Promise<void>;
+  /** Opens a crew made from a CrewAI project the person picks, unsaved. */
+  importCrewAi(): Promise<void>;
   save(): Promise<boolean>;
   saveAs(): Promise<boolean>;
   exportYaml(): Promise<void>;
@@ -48,6 +53,7 @@ export function useFiles(): Files {
   const [notice, setNotice] = useState<Files["notice"]>(null);
   const [changedOnDisk, setChangedOnDisk] = useState(false);
   const [recent, setRecent] = useState<RecentCrew[]>([]);
+  const [importReport, setImportReport] = useState<ImportReport | null>(null);
   // What the crew's files looked like when opened or last saved.
   const disk = useRef<string | null>(null);
 
@@ -142,6 +148,26 @@ export function useFiles(): Files {
       setNotice({ kind: "info", text: `Imported from ${path}. Save it to choose where it lives.` });
     } catch (error) {
       setNotice({ kind: "error", text: `Could not import ${path}: ${message(error)}` });
+    }
+  }, [mayDrop]);
+
+  /** Opens a crew made from a CrewAI project as a new, unsaved crew, as Import does. */
+  const importCrewAi = useCallback(async () => {
+    if (!(await mayDrop("Import a CrewAI project"))) return;
+    try {
+      const project = await backend.pickCrewAiProject();
+      if (!project) return;
+      const imported = await backend.importCrewAi(project.files, project.name);
+      disk.current = null;
+      setUnreadable(null);
+      editorStore.getState().load({ path: null, layout: "file", spec: imported.spec, document: null, positions: {} });
+      editorStore.setState({ dirty: true });
+      setGeneration((n) => n + 1);
+      setOpen(true);
+      setNotice({ kind: "info", text: importedNotice(imported) });
+      setImportReport(imported.warnings.length > 0 ? { name: imported.name, warnings: imported.warnings } : null);
+    } catch (error) {
+      setNotice({ kind: "error", text: `Could not import the CrewAI project: ${message(error)}` });
     }
   }, [mayDrop]);
 
@@ -280,10 +306,12 @@ export function useFiles(): Files {
     notice,
     changedOnDisk,
     recent,
+    importReport,
     openPath,
     pick,
     newCrew,
     importCrew,
+    importCrewAi,
     save,
     saveAs,
     exportYaml,
@@ -292,6 +320,7 @@ export function useFiles(): Files {
     dismiss: () => {
       setNotice(null);
       setChangedOnDisk(false);
+      setImportReport(null);
     },
   };
 }
