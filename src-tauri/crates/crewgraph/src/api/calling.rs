@@ -145,10 +145,17 @@ impl Api {
     /// The crew called `name` in the crews folder, for an outside caller: its path,
     /// or `not_found` naming the crews there are.
     pub fn called_crew(&self, name: &str) -> Result<std::path::PathBuf, ApiError> {
-        let path = self.crew_path(name).ok().filter(|p| p.exists());
-        let path = path.or_else(|| {
+        // The file or folder itself, else its name without `.yaml`: no listing needed.
+        let direct = [name.to_owned(), format!("{name}.yaml"), format!("{name}.yml")]
+            .into_iter()
+            .filter_map(|n| self.crew_path(&n).ok())
+            .find(|p| p.exists() && outside_name(p) == outside_name(Path::new(name)));
+        let path = direct.or_else(|| {
             let crews = self.list_crews().ok()?;
-            crews.into_iter().map(|c| std::path::PathBuf::from(c.path)).find(|p| outside_name(p) == name)
+            crews
+                .into_iter()
+                .map(|c| std::path::PathBuf::from(c.path))
+                .find(|p| crate::mcp_server::tools::tool_name(&outside_name(p)) == name)
         });
         path.ok_or_else(|| {
             let known: Vec<String> = self.list_crews().unwrap_or_default().iter().map(|c| outside_name(Path::new(&c.path))).collect();

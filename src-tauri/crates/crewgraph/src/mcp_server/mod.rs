@@ -76,14 +76,11 @@ impl CrewTools {
         progress: &Progress,
         cancel: &CancellationToken,
     ) -> Result<CallOutcome, String> {
-        let crew = tools::crew_tools(&self.api).into_iter().find(|t| t.name == name).ok_or_else(|| {
-            let names: Vec<String> = tools::crew_tools(&self.api).into_iter().map(|t| t.name).collect();
-            format!("there is no crew '{name}' that can run here (the crews are: {}; a crew with errors is not offered)", names.join(", "))
-        })?;
+        let path = self.api.called_crew(name).map_err(|e| e.message)?;
         let input = text_argument(arguments, "input")?.ok_or("give the crew something to work on: 'input' is missing")?;
         let model = text_argument(arguments, "model")?;
-        let options = self.api.call_options(&crew.path, model.as_deref()).map_err(|e| e.message)?;
-        let outcome = self.api.call_crew(&crew.path, &input, options, |news| progress.tell(news), cancel).await.map_err(|e| e.message)?;
+        let options = self.api.call_options(&path, model.as_deref()).map_err(|e| e.message)?;
+        let outcome = self.api.call_crew(&path, &input, options, |news| progress.tell(news), cancel).await.map_err(|e| e.message)?;
         if let Ok(mut models) = self.models.lock() {
             models.insert(outcome.run_id.clone(), model);
         }

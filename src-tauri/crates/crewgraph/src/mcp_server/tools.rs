@@ -66,7 +66,7 @@ pub fn resume_tool() -> Tool {
 }
 
 /// MCP tool names are letters, digits, `_`, `-` and `.`, at most 128 of them.
-fn tool_name(name: &str) -> String {
+pub fn tool_name(name: &str) -> String {
     let name: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).take(128).collect();
     if name.is_empty() {

@@ -209,3 +209,42 @@ fn the_openai_sdk_uses_crews_as_models() {
     command.arg(script("openai_client.py")).arg(&served.base).arg(TOKEN);
     walk(command, || slow_status(&served.runs()).as_deref() == Some("cancelled"));
 }
+
+#[test]
+fn a_streamed_answer_says_each_handoff_in_a_comment_line_and_ends_with_done() {
+    let crews = Crews::new();
+    let served = Served::start(&crews);
+    let base = served.base.clone();
+    let (status, text, unauthorized) = crate::support::block_on(async move {
+        let http = reqwest::Client::new();
+        let body = serde_json::json!({
+            "model": "crew/exam",
+            "stream": true,
+            "messages": [{"role": "user", "content": "Start the exam"}],
+            "crewgraph": {"model": "simulate"},
+        });
+        let response = http
+            .post(format!("{base}/v1/chat/completions"))
+            .bearer_auth(TOKEN)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        let unauthorized = http.post(format!("{base}/mcp")).body("{}").send().await.unwrap().status();
+        (status, text, unauthorized)
+    });
+    assert_eq!(status, 200, "{text}");
+    let comments: Vec<&str> = text.lines().filter(|l| l.starts_with(':') && l.contains('→')).collect();
+    assert_eq!(comments.len(), 2, "a comment line per handoff: {text}");
+    assert!(comments[0].contains("Teacher → ") && comments[0].contains(" because "), "{comments:?}");
+    let data: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
+    for chunk in &data[..data.len() - 1] {
+        let chunk: Value = serde_json::from_str(chunk).unwrap();
+        assert_eq!(chunk["object"], "chat.completion.chunk", "{chunk}");
+    }
+    assert_eq!(unauthorized, 401, "/mcp wants the token");
+}
