@@ -248,3 +248,50 @@ fn a_streamed_answer_says_each_handoff_in_a_comment_line_and_ends_with_done() {
     }
     assert_eq!(unauthorized, 401, "/mcp wants the token");
 }
+
+#[test]
+fn a_crew_calls_another_crew_through_its_mcp_tool() {
+    let crews = Crews::new();
+    let desk = crews.dir.path().join("desk");
+    std::fs::create_dir_all(desk.join("scripts")).unwrap();
+    let crew = format!(
+        r#"version: "1.0"
+name: Desk
+entry_point: clerk
+tools:
+  servers:
+    crews:
+      command: {binary}
+      args: [mcp, --crews, {crews}, --db, {db}]
+  policy:
+    crews.exam: allow
+agents:
+  - id: clerk
+    name: Clerk
+    tools: [crews.exam]
+    system_prompt: Ask the exam crew to run an exam, then say how it went.
+routing:
+  signals:
+    clerk:
+      - signal: "[DONE]"
+        target: ""
+"#,
+        binary = env!("CARGO_BIN_EXE_crewgraph"),
+        crews = crews.crews().display(),
+        db = crews.dir.path().join("called.db").display(),
+    );
+    std::fs::write(desk.join("desk.yaml"), crew).unwrap();
+    let script = "replies:\n  clerk:\n    - { content: \"Asking the exam crew.\", tool_calls: [{ name: crews.exam, arguments: { input: \"Start the exam\", model: simulate } }] }\n    - \"The exam crew says it is over. [DONE]\"\n";
+    std::fs::write(desk.join("scripts/desk.yaml"), script).unwrap();
+    let db = crews.db();
+    let run = cg_in(&desk, &["run", "desk.yaml", "--input", "go", "--script", "scripts/desk.yaml", "--json", "--db", db.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<Value> = run.lines().iter().map(|l| parse(l)).collect();
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap_or_else(|| panic!("a tool result: {events:?}"));
+    assert_eq!(result["name"], "crews.exam");
+    assert!(result["result"].as_str().unwrap().contains("Both right"), "the called crew's final answer: {result}");
+    let progress: Vec<&Value> = events.iter().filter(|e| e["type"] == "tool_progress").collect();
+    assert_eq!(progress.len(), 2, "a progress event per handoff of the called crew: {events:?}");
+    assert!(progress[0]["message"].as_str().unwrap().contains("Teacher → "), "{progress:?}");
+    assert_eq!(events.last().unwrap()["status"], "terminated");
+}
