@@ -249,6 +249,10 @@ fn malformed_files_are_said_in_words_at_their_place() {
         ),
         (texts("{}\n", "t:\n  agent: poet\n", None), "agents.yaml:1:1: agents.yaml has no agents"),
         (texts(AGENT, "t:\n  agent: poet\n  agent: poet\n", None), "tasks.yaml:3:3: duplicate key 'agent' (first at line 2)"),
+        (
+            texts("a: &same\n  role: R\nb: *same\n", "t:\n  agent: a\n", None),
+            "agents.yaml:2:7: YAML anchors and aliases (& and *) cannot be imported; write the values out in full",
+        ),
     ];
     for (project, expected) in cases {
         let failed = import_crewai(&project).expect_err(expected);

@@ -101,6 +101,9 @@ fn issue(file: &SourceFile, kind: &str, names: &[(u32, String)], diagnostic: Dia
                 "the file must be a mapping of {kind} names to their settings (a name, a colon, then its keys indented under it)"
             ),
         },
+        Problem::UnsupportedYaml { feature } => {
+            CrewAiProblem::Unreadable { detail: format!("YAML {feature} cannot be imported; write the values out in full") }
+        }
         Problem::WrongType { field, detail } if field == "crew file" => CrewAiProblem::Unreadable { detail: format!("the file {detail}") },
         _ => CrewAiProblem::Unreadable { detail: diagnostic.message.clone() },
     };
