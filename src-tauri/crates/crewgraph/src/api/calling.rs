@@ -51,7 +51,7 @@ pub struct Call {
 pub enum CallNews {
     /// The work moved from one agent to another (or to the end).
     Handoff {
-        /// Said in words: "Teacher → Student because [QUESTION] (exact)".
+        /// Said in words: "Teacher → Student because \[QUESTION\] (exact)".
         words: String,
         /// Handoffs so far in this run, this one included.
         count: u32,

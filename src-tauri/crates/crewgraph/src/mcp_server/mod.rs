@@ -5,7 +5,7 @@
 //! ([`tools::crew_tools`]): input `{input, model?}`, output the final answer (the
 //! last agent's reply), the run id and the run's status, as text and as structured
 //! content. While it runs, each handoff is one progress notification ("Teacher →
-//! Student because [QUESTION] (exact)") when the client asked for progress; a
+//! Student because \[QUESTION\] (exact)") when the client asked for progress; a
 //! cancelled request stops the run (it ends `cancelled`, its events kept). A run that
 //! waits for a person answers with what it waits for and its run id; the tool
 //! `resume_run {run_id, input}` goes on with it.

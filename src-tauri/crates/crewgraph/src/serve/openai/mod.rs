@@ -6,7 +6,7 @@
 //! - `GET /v1/models` lists the crews that can run, as `crew/<name>`;
 //! - `POST /v1/chat/completions` with `model: "crew/<name>"` runs that crew on the
 //!   last user message, the earlier messages given to it as the conversation so
-//!   far ([`conversation`]), and answers in the Chat Completions shape: the final
+//!   far, and answers in the Chat Completions shape: the final
 //!   agent's reply as the assistant's message. Streamed (`stream: true`), the agents'
 //!   words on the way come as `reasoning_content` (what chat apps show folded, as a
 //!   model's thinking), each handoff as an SSE comment line (`: Teacher → Student
