@@ -4,8 +4,11 @@
 //! store and with every step persisted to a SQLite file. Divide by 100 for the
 //! time per handoff. And a fork of such a run at its last reply: its 100 handoffs
 //! replayed from the stored run by a model client that fails when asked (so no
-//! model is called), per replayed step ≤ 1 ms being issue 18's bound. `make bench`;
-//! figures in BENCHMARKS.md.
+//! model is called), per replayed step ≤ 1 ms being issue 18's bound. And the
+//! in-memory run traced (`traced_in_memory`): its events made into OpenTelemetry
+//! spans and sent over OTLP/HTTP to a receiver on loopback that takes them, against
+//! `in_memory` untraced — issue 19's bound is ≤ 10 % slower. `make bench`; figures
+//! in BENCHMARKS.md.
 
 mod common;
 
@@ -16,8 +19,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use crewgraph_engine::run::{
-    start_run, CrewSource, Fork, ForkPoint, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore, Replay, Replaying, Role, RunStatus,
-    RunStore, TokenSink,
+    start_run, CrewSource, Fork, ForkPoint, LlmClient, LlmError, LlmReply, LlmRequest, MemoryStore, NullSink, Replay, Replaying, Role,
+    RunStatus, RunStore, TokenSink,
 };
 use crewgraph_store::SqliteStore;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -49,9 +52,42 @@ fn bench(c: &mut Criterion) {
     group.bench_function("in_memory", |b| {
         b.to_async(&runtime).iter_batched(|| Arc::new(MemoryStore::new()) as Arc<dyn RunStore>, run, BatchSize::SmallInput)
     });
+    // Traced: every event also folded into spans, sent to a receiver on loopback.
+    let receiver = runtime.block_on(otlp_receiver());
+    let exporter = crewgraph_otel::Exporter::start(&crewgraph_otel::ExportConfig::new(format!("http://{receiver}"))).expect("exporter");
+    let facts = crewgraph_otel::CrewFacts { name: "Ping pong".into(), agents: Vec::new() };
+    group.bench_function("traced_in_memory", |b| {
+        b.to_async(&runtime).iter_batched(
+            || Arc::new(MemoryStore::new()) as Arc<dyn RunStore>,
+            |store| {
+                let sink = Arc::new(crewgraph_otel::TracedSink::new(Arc::new(NullSink), exporter.clone(), &facts, false));
+                let deps = common::deps_with_sink(&script, store, sink);
+                let (crew, source) = (&crew, &source);
+                async move {
+                    let outcome = start_run(crew, source, "go", &deps, &CancellationToken::new()).await.expect("runs");
+                    assert_eq!((outcome.status, outcome.handoffs as usize), (RunStatus::Terminated, HANDOFFS));
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    exporter.flush(std::time::Duration::from_secs(10));
+    // Spans made faster than a collector takes them are dropped (counted), never waited for.
+    let stats = exporter.stats();
+    println!("traced_in_memory: spans exported {}, dropped {}, failed {}", stats.exported, stats.dropped, stats.failed);
     // One SQLite file for all runs, as in use.
     group.bench_function("sqlite_file", |b| b.to_async(&runtime).iter(|| run(sqlite.clone())));
     group.finish();
+}
+
+/// An OTLP/HTTP receiver on loopback that takes every request (an empty
+/// protobuf answer is a full success); its address.
+async fn otlp_receiver() -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let app = axum::Router::new().route("/v1/traces", axum::routing::post(|_: axum::body::Bytes| async { "" }));
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("the receiver runs") });
+    address
 }
 
 /// A model that is never to be asked: a fork's replayed part calls none.
