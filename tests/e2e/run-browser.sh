@@ -59,7 +59,7 @@ node -e '
 # The test files to run: those named on the command line, else all of them.
 names=("$@")
 if ((${#names[@]} == 0)); then
-  names=(browser browser-tools)
+  names=(browser browser-tools browser-import)
 fi
 files=()
 for name in "${names[@]}"; do files+=("$root/tests/e2e/$name.test.mjs"); done
