@@ -61,12 +61,12 @@ import type { StartRun } from "./StartRun";
 import type { StepContext } from "./StepContext";
 import type { TestCrew } from "./TestCrew";
 import type { ToolServerView } from "./ToolServerView";
+import type { TraceSettings } from "./TraceSettings";
+import type { TracesView } from "./TracesView";
 import type { TriedReply } from "./TriedReply";
 import type { TryAgent } from "./TryAgent";
 import type { TypeReply } from "./TypeReply";
 import type { Validation } from "./Validation";
-import type { TraceSettings } from "./TraceSettings";
-import type { TracesView } from "./TracesView";
 import type { WhichCrew } from "./WhichCrew";
 import type { WhichModel } from "./WhichModel";
 import type { WhichRevision } from "./WhichRevision";
@@ -162,6 +162,10 @@ export type Operations = {
   check_tool_server: { request: WhichToolServer; answer: ServerCheck; errors: "not_found" | "store" | "invalid_input" };
   /** The tools of every server a crew can use (its own and the app's), server by server, each started if it is not running */
   crew_tools: { request: CrewTools; answer: Array<ServerTools>; errors: "store" | "invalid_input" };
+  /** Where runs' OpenTelemetry traces go, and the spans sent, dropped and failed so far */
+  traces: { request: Nothing; answer: TracesView; errors: "store" | "invalid_input" };
+  /** Sets where runs' OpenTelemetry traces go (endpoint, headers, content capture), or turns them off */
+  set_traces: { request: TraceSettings; answer: TracesView; errors: "store" | "invalid_input" };
   /** Every stored run, newest first (RunSummary) */
   list_runs: { request: Nothing; answer: Array<RunSummary>; errors: "store" | "invalid_input" };
   /** Starts a run; it goes on in the background. The answer comes once its first step is stored: from then on it is listed and its events can be watched */
@@ -170,10 +174,6 @@ export type Operations = {
   get_run: { request: WhichRun; answer: RunDetail; errors: "not_found" | "store" | "invalid_input" };
   /** A new run forked from a stored one at one of its replies: the turns before it given again from the stored run (no model asked, no tool called again), that reply replaced, the rest run on its model or in Simulate; stored as the first's child (`forked_from`) */
   fork_run: { request: ForkRun; answer: RunAccepted; errors: "not_found" | "conflict" | "invalid_input" | "invalid_crew" | "store" | "invalid_input" };
-  /** Where runs' OpenTelemetry traces go, and the spans sent, dropped and failed so far */
-  traces: { request: Nothing; answer: TracesView; errors: "store" | "invalid_input" };
-  /** Sets where runs' OpenTelemetry traces go (endpoint, headers, content capture), or turns them off */
-  set_traces: { request: TraceSettings; answer: TracesView; errors: "store" | "invalid_input" };
   /** What the agents of one step of a run were given: for each model call, the system prompt (its signal paragraph included), the messages shown, those the context window cut, and the tokens (`not_found`: no such run or turn, or a run recorded before this was kept) */
   step_context: { request: WhichStep; answer: StepContext; errors: "not_found" | "store" | "invalid_input" };
   /** Resumes a paused run with the person's answer, or an interrupted one from its last stored step (one resume of a run at a time: the second gets `conflict`) */
@@ -253,6 +253,8 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   import_tool_servers: { method: "POST", path: "/tool-servers/import", status: 200 },
   check_tool_server: { method: "POST", path: "/tool-servers/{name}/check", status: 200 },
   crew_tools: { method: "POST", path: "/tools", status: 200 },
+  traces: { method: "GET", path: "/traces", status: 200 },
+  set_traces: { method: "PUT", path: "/traces", status: 200 },
   list_runs: { method: "GET", path: "/runs", status: 200 },
   start_run: { method: "POST", path: "/runs", status: 202 },
   get_run: { method: "GET", path: "/runs/{id}", status: 200 },
@@ -263,8 +265,6 @@ export const ROUTES: { readonly [K in OperationName]: Route | null } = {
   cancel_run: { method: "POST", path: "/runs/{id}/cancel", status: 202 },
   type_reply: { method: "POST", path: "/runs/{id}/reply", status: 204 },
   step_run: { method: "POST", path: "/runs/{id}/step", status: 204 },
-  traces: { method: "GET", path: "/traces", status: 200 },
-  set_traces: { method: "PUT", path: "/traces", status: 200 },
   run_recording: { method: "GET", path: "/runs/{id}/recording", status: 200 },
   check_recording: { method: "POST", path: "/recordings/check", status: 200 },
   export_run: null,

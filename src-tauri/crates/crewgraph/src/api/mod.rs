@@ -44,8 +44,8 @@ mod runs;
 mod scripted_gatekeeper;
 mod seen;
 mod tool_servers;
-mod try_agent;
 mod traces;
+mod try_agent;
 mod types;
 mod validation;
 mod watch;
@@ -59,10 +59,10 @@ use crewgraph_mcp::McpHost;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
 pub use batches::{forward_batches, RunBatch, WatchEnd, BATCH_WINDOW};
+pub use calling::{outside_name, waiting_run, Call, CallNews, CallOutcome, GoOn, Waiting, SIMULATE};
 pub use coverage::ProbesText;
 pub use coverage_report::{AgentCoverage, ArrowCoverage, CrewTest, ProbeResult, ScenarioResult, TestMode};
 pub use crewai::{import_crewai, read_crewai_project, CrewAiFiles, ImportedCrew};
-pub use calling::{outside_name, waiting_run, Call, CallNews, CallOutcome, GoOn, Waiting, SIMULATE};
 pub use database::database_path;
 pub use editor::{CheckCrew, EditableCrew, Position, RecentCrew, SaveCrew, SavedCrew, RECENT_CREWS};
 pub use error::{ApiError, ApiErrorCode};
@@ -83,9 +83,9 @@ pub use runs::{fingerprint, RunOptions, ScriptSource};
 pub use scripted_gatekeeper::ScriptedGatekeeper;
 pub use seen::{SeenCall, StepContext};
 pub use tool_servers::{server_of, ImportedServers, ServerCheck, ServerTools, ToolInfo, ToolServerView};
+pub use traces::{TraceSettings, TraceStatus, TracesView};
 pub use try_agent::{TriedReply, TryMessage};
 pub use types::{AgentView, CrewDocument, CrewSummary, MatchResult, ProblemView};
-pub use traces::{TraceSettings, TraceStatus, TracesView};
 pub use validation::Validation;
 pub use watch::{RunWatch, WatchItem};
 
@@ -111,10 +111,10 @@ pub struct Api {
     live: Arc<LiveRuns>,
     /// Which crews it reaches, and how it names them.
     reach: Arc<Reach>,
-}
-
     /// Where its runs' traces go (docs/observability.md).
     traces: Arc<traces::Traces>,
+}
+
 impl Api {
     /// An API whose example crews live in `crews_dir`, with no store yet.
     pub fn new(crews_dir: impl Into<PathBuf>) -> Self {
@@ -132,9 +132,9 @@ impl Api {
             app_servers: Arc::default(),
             live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
             reach: Arc::new(Reach::Anywhere),
+            traces: Arc::default(),
         }
     }
-            traces: Arc::default(),
 
     /// Keeps settings (the configured models among them) in `settings`.
     pub fn with_settings(mut self, settings: Arc<dyn SettingsStore>) -> Self {

@@ -22,8 +22,8 @@ mod run_request;
 mod runs;
 mod testing;
 mod tools;
-
 mod traces;
+
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
@@ -49,9 +49,9 @@ pub use runs::{
 };
 pub use testing::TestCrew;
 pub use tools::{CheckToolServer, CrewTools, ImportToolServers, ListToolServers, PutToolServer, RemoveToolServer, WhichToolServer};
+pub use traces::{SetTraces, Traces};
 
 use super::operation::Operation;
-pub use traces::{SetTraces, Traces};
 use super::{Api, ApiError, ApiErrorCode, CheckCrew, SaveCrew};
 use crewgraph_engine::words::plain_message;
 
@@ -112,13 +112,13 @@ pub fn visit(visitor: &mut impl Visitor) {
     visitor.visit::<ImportToolServers>();
     visitor.visit::<CheckToolServer>();
     visitor.visit::<CrewTools>();
+    // Traces
+    visitor.visit::<Traces>();
+    visitor.visit::<SetTraces>();
     // Runs
     visitor.visit::<ListRuns>();
     visitor.visit::<StartRun>();
     visitor.visit::<GetRun>();
-    // Traces
-    visitor.visit::<Traces>();
-    visitor.visit::<SetTraces>();
     visitor.visit::<ForkRun>();
     visitor.visit::<StepContextOf>();
     visitor.visit::<ResumeRun>();
