@@ -12,6 +12,8 @@ import type { ServerCheck } from "../bindings/ServerCheck";
 import type { ServerSpec } from "../bindings/ServerSpec";
 import type { ServerTools } from "../bindings/ServerTools";
 import type { ToolServerView } from "../bindings/ToolServerView";
+import type { TraceSettings } from "../bindings/TraceSettings";
+import type { TracesView } from "../bindings/TracesView";
 import type { CheckCrew } from "../bindings/CheckCrew";
 import type { CrewDocument } from "../bindings/CrewDocument";
 import type { CrewSpec } from "../bindings/CrewSpec";
@@ -92,6 +94,12 @@ export interface Backend {
   importToolServers(text: string): Promise<ImportedServers>;
   /** Starts a tool server of the app and lists its tools. */
   checkToolServer(name: string): Promise<ServerCheck>;
+  /** Settings · traces: where every run's OpenTelemetry trace goes, and how that is
+   * going (spans sent, dropped, failed, the last problem). */
+  traces(): Promise<TracesView>;
+  /** Keeps Settings · traces (runs started from now on follow them); refused in
+   * words (`invalid_input`) for an address that is no http(s) URL, a bad header. */
+  setTraces(settings: TraceSettings): Promise<TracesView>;
   /** The tools of every server a crew can use (its own `servers`, and the app's). */
   crewTools(servers?: Record<string, ServerSpec>, path?: string): Promise<ServerTools[]>;
   /** Adds or replaces a model. */

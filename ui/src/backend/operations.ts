@@ -45,6 +45,8 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     removeToolServer: (name) => call("remove_tool_server", { name }),
     importToolServers: (text) => call("import_tool_servers", { text }),
     checkToolServer: (name) => call("check_tool_server", { name }),
+    traces: () => call("traces", {}),
+    setTraces: (settings) => call("set_traces", settings),
     crewTools: (servers, path) => call("crew_tools", { servers, path }),
     putModel: (name, model) => call("put_model", { name, ...model }),
     removeModel: (name) => call("remove_model", { name }),

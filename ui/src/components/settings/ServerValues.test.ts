@@ -1,8 +1,8 @@
 // A tool server's environment variables and headers as the add form sends them
-// (valuesOf, specOf): what is left out, what is kept as typed, and each refusal in
+// (valuesOf, specOf) and kept values shown again (rowsOf): what is left out, what is kept as typed, and each refusal in
 // words, without rendering anything.
 import { describe, expect, it } from "vitest";
-import { newRow, type ValueRow, valuesOf } from "./ServerValues";
+import { newRow, rowsOf, type ValueRow, valuesOf } from "./ServerValues";
 import { specOf } from "./ToolServers";
 
 const row = (part: Partial<ValueRow>): ValueRow => ({ ...newRow(), ...part });
@@ -29,6 +29,21 @@ describe("valuesOf", () => {
       problem: "Each header needs its own name: accept is there twice.",
     });
     expect(valuesOf([row({ name: "Path", text: "a" }), row({ name: "PATH", text: "b" })], "variable")).toEqual({ values: { Path: "a", PATH: "b" } });
+  });
+});
+
+describe("rowsOf", () => {
+  it("turns kept values back into rows that valuesOf sends as they were", () => {
+    const kept = { "x-team": "crew", Authorization: { key: "langfuse", prefix: "Basic " }, "x-key": { key: "phoenix" } };
+    const rows = rowsOf(kept);
+    expect(rows.map(({ name, from, text, key, prefix }) => ({ name, from, text, key, prefix }))).toEqual([
+      { name: "x-team", from: "text", text: "crew", key: "", prefix: "" },
+      { name: "Authorization", from: "key", text: "", key: "langfuse", prefix: "Basic " },
+      { name: "x-key", from: "key", text: "", key: "phoenix", prefix: "" },
+    ]);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(3);
+    expect(valuesOf(rows, "header")).toEqual({ values: kept });
+    expect(rowsOf(undefined)).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@
 // saved key (kept in the OS keyring or the environment, named here, never typed
 // here), with, for a header, what is written before the key ("Bearer "). `valuesOf`
 // turns the rows into the crew file's `env` / `headers` map, or says in words why
-// it cannot.
+// it cannot; `rowsOf` turns a kept map back into rows (Settings · traces' headers).
 import type { ServerValueSpec } from "../../bindings/ServerValueSpec";
 
 /** One row as typed; `text` or `key` (and `prefix`) count, as `from` says. */
@@ -21,6 +21,16 @@ let lastRow = 0;
 export function newRow(): ValueRow {
   lastRow += 1;
   return { id: lastRow, name: "", from: "text", text: "", key: "", prefix: "" };
+}
+
+/** Rows for values kept before (a map of name → text or `{key, prefix?}`), in the
+ * map's order: what the editor shows for settings that are being changed. */
+export function rowsOf(values: Record<string, ServerValueSpec> | undefined): ValueRow[] {
+  return Object.entries(values ?? {}).map(([name, value]) =>
+    typeof value === "string"
+      ? { ...newRow(), name, text: value }
+      : { ...newRow(), name, from: "key" as const, key: value.key, prefix: value.prefix ?? "" },
+  );
 }
 
 /** Nothing typed in the row's name or in the value it is set to use: it is left out. */

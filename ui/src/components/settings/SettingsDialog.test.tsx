@@ -2,14 +2,26 @@
 // Settings against a stand-in backend: what the list shows (never a key) and what
 // each model's check found, in words; what adding or changing a model (its context
 // window and longest reply too), checking it, saving or forgetting a key, choosing
-// the default and removing ask of it; the model servers found, and where to look.
+// the default and removing ask of it; the model servers found, and where to look;
+// the tool servers; and Traces: what is saved, refusals beside their field, the
+// status in words, the environment deciding.
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ModelView } from "../../bindings/ModelView";
+import type { TraceSettings } from "../../bindings/TraceSettings";
+import type { TracesView } from "../../bindings/TracesView";
 import { sizeProblem } from "./ModelForm";
 import { SettingsDialog } from "./SettingsDialog";
+import { problemWords, refusalOf, statusLines } from "./Traces";
 
-const calls = vi.hoisted(() => ({ log: [] as unknown[][], models: [] as ModelView[], servers: [] as { name: string; spec: unknown; summary: string; log: null }[] }));
+const calls = vi.hoisted(() => ({
+  log: [] as unknown[][],
+  models: [] as ModelView[],
+  servers: [] as { name: string; spec: unknown; summary: string; log: null }[],
+  traces: null as unknown as TracesView,
+  // What set_traces answers (the settings as saved, a status), or refuses with.
+  setTraces: null as unknown as (settings: TraceSettings) => TracesView,
+}));
 
 const checked: ModelView["check"] = {
   answers: true,
@@ -63,6 +75,12 @@ vi.mock("../../backend", () => ({
       error: null,
       log: `/data/tool-logs/${name}.log`,
     }),
+    traces: async () => calls.traces,
+    setTraces: async (settings: TraceSettings) => {
+      calls.log.push(["set-traces", settings]);
+      calls.traces = calls.setTraces(settings);
+      return calls.traces;
+    },
     importToolServers: async (text: string) => {
       calls.log.push(["import", text]);
       return { added: ["time"], notes: ["time: the environment variable TZ is kept in the OS keyring as 'mcp-time-tz'"] };
@@ -73,10 +91,25 @@ vi.mock("../../backend", () => ({
 const local: ModelView = { name: "local", provider: "local", model: "SmolLM2", base_url: "", default: true, key: null, key_name: null, reachable: null, problem: null, chosen: false };
 const fast: ModelView = { name: "fast", provider: "openai", model: "gpt-4o-mini", base_url: "https://api.openai.com/v1", default: false, key: "keyring", key_name: "openai", reachable: null, problem: null, chosen: true };
 
+const off: TracesView = {
+  settings: { enabled: false, capture_content: false },
+  status: { active: false, source: null, endpoint: null, capture_content: false, exported: 0n, dropped: 0n, failed: 0n, problem: null },
+};
+
+/** The status set_traces answers for saved settings, as the engine works it out. */
+const statusOf = (settings: TraceSettings): TracesView => ({
+  settings,
+  status: settings.enabled
+    ? { ...off.status, active: true, source: "settings", endpoint: `${settings.endpoint}/v1/traces`, capture_content: settings.capture_content }
+    : off.status,
+});
+
 beforeEach(() => {
   calls.log = [];
   calls.models = [local, fast];
   calls.servers = [];
+  calls.traces = off;
+  calls.setTraces = statusOf;
 });
 afterEach(cleanup);
 
@@ -320,5 +353,138 @@ describe("Settings · tool servers", () => {
     expect(calls.log).toContainEqual(["import", text]);
     expect(screen.getByText("Imported time.")).toBeTruthy();
     expect(screen.getByText("time: the environment variable TZ is kept in the OS keyring as 'mcp-time-tz'")).toBeTruthy();
+  });
+});
+
+describe("Settings · traces", () => {
+  const traces = () => screen.findByRole("form", { name: "Traces" });
+  const fill = (scope: HTMLElement, label: string | RegExp, value: string) => fireEvent.change(within(scope).getByLabelText(label), { target: { value } });
+  const status = (form: HTMLElement) => form.querySelector(".settings-traces-status")!.textContent;
+
+  it("is off by default, and saves the switch, the address, a saved-key header and content capture as set_traces takes them", async () => {
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await traces();
+    const send = within(form).getByRole("switch", { name: "Send traces of every run" }) as HTMLInputElement;
+    const content = within(form).getByRole("switch", { name: "Include prompts and replies" }) as HTMLInputElement;
+    await waitFor(() => expect(status(form)).toBe("Traces are off: runs are not sent anywhere."));
+    expect(send.checked).toBe(false);
+    expect(content.checked).toBe(false);
+    // The hint names the usual collectors' addresses and where the set-ups are told.
+    expect(form.textContent).toContain("http://127.0.0.1:6006");
+    expect(form.textContent).toContain("docs/observability.md");
+    fireEvent.click(send);
+    fill(form, "The collector's address", " https://cloud.langfuse.com/api/public/otel ");
+    fireEvent.click(within(form).getByRole("button", { name: "Add header" }));
+    const header = within(form).getByRole("group", { name: /^Header / });
+    fill(header, "Name", "Authorization");
+    fill(header, "Its value is", "key");
+    fill(header, "Written before the key (optional)", "Basic ");
+    fill(header, "Saved key's name", "langfuse");
+    // Turning content capture on says plainly what then leaves the computer.
+    expect(form.textContent).not.toContain("leaves this computer");
+    fireEvent.click(content);
+    expect(form.textContent).toContain("then leaves this computer");
+    await act(async () => fireEvent.click(within(form).getByRole("button", { name: "Save" })));
+    expect(calls.log).toContainEqual([
+      "set-traces",
+      { enabled: true, endpoint: "https://cloud.langfuse.com/api/public/otel", headers: { Authorization: { key: "langfuse", prefix: "Basic " } }, capture_content: true },
+    ]);
+    expect(status(form)).toContain("Runs started now send their trace to https://cloud.langfuse.com/api/public/otel/v1/traces.");
+    expect(status(form)).toContain("Nothing sent yet");
+    expect(within(form).getByRole("status").textContent).toBe("Saved: runs started from now on follow it.");
+  });
+
+  it("shows what was kept when it opens again, the header's key as a saved key", async () => {
+    calls.traces = statusOf({ enabled: true, endpoint: "http://127.0.0.1:6006", headers: { "x-team": "crew", Authorization: { key: "phoenix" } }, capture_content: false });
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await traces();
+    await waitFor(() => expect((within(form).getByLabelText("The collector's address") as HTMLInputElement).value).toBe("http://127.0.0.1:6006"));
+    expect((within(form).getByRole("switch", { name: "Send traces of every run" }) as HTMLInputElement).checked).toBe(true);
+    const team = within(form).getByRole("group", { name: "Header x-team" });
+    expect((within(team).getByLabelText("Text") as HTMLInputElement).value).toBe("crew");
+    const auth = within(form).getByRole("group", { name: "Header Authorization" });
+    expect((within(auth).getByLabelText("Its value is") as HTMLSelectElement).value).toBe("key");
+    expect((within(auth).getByLabelText("Saved key's name") as HTMLInputElement).value).toBe("phoenix");
+    // Saved again untouched, it is the same.
+    await act(async () => fireEvent.click(within(form).getByRole("button", { name: "Save" })));
+    expect(calls.log).toContainEqual(["set-traces", calls.traces.settings]);
+  });
+
+  it("says a refused address beside the address field, in words, and keeps what was typed", async () => {
+    calls.setTraces = () => {
+      throw new Error("the traces endpoint '127.0.0.1:6006' is not an http:// or https:// URL");
+    };
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await traces();
+    fireEvent.click(within(form).getByRole("switch", { name: "Send traces of every run" }));
+    fill(form, "The collector's address", "127.0.0.1:6006");
+    await act(async () => fireEvent.click(within(form).getByRole("button", { name: "Save" })));
+    const address = within(form).getByLabelText("The collector's address") as HTMLInputElement;
+    expect(address.value).toBe("127.0.0.1:6006");
+    expect(address.getAttribute("aria-invalid")).toBe("true");
+    const refusal = address.closest(".field")!.querySelector(".field-error")!;
+    expect(refusal.textContent).toBe("“127.0.0.1:6006” is not a web address: it starts with http:// or https:// (Phoenix: http://127.0.0.1:6006).");
+    expect(address.getAttribute("aria-describedby")).toBe(refusal.id);
+  });
+
+  it("says how it is going: spans sent, dropped because the collector did not keep up, the last problem in words", async () => {
+    calls.traces = {
+      settings: { enabled: true, endpoint: "http://127.0.0.1:4318", capture_content: false },
+      status: {
+        active: true,
+        source: "settings",
+        endpoint: "http://127.0.0.1:4318/v1/traces",
+        capture_content: false,
+        exported: 1204n,
+        dropped: 38n,
+        failed: 512n,
+        problem: "HTTP export failed: error sending request for url (http://127.0.0.1:4318/v1/traces): tcp connect error: Connection refused (os error 111)",
+      },
+    };
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await traces();
+    await waitFor(() => expect(status(form)).toContain("So far 1,204 spans sent · 38 spans dropped because the collector did not keep up · 512 spans not taken by the collector."));
+    expect(status(form)).toContain("The collector could not be reached: is it running, and is the address right?");
+    // The exact message stays there for whoever wants it.
+    expect(status(form)).toContain("Connection refused (os error 111)");
+  });
+
+  it("says when the environment variable decides, with the address and headers disabled until the switch is on", async () => {
+    calls.traces = {
+      settings: { enabled: false, endpoint: "http://127.0.0.1:6006", capture_content: false },
+      status: { ...off.status, active: true, source: "environment", endpoint: "http://collector:4318/v1/traces", capture_content: true },
+    };
+    render(<SettingsDialog onClose={() => {}} />);
+    const form = await traces();
+    await waitFor(() => expect(form.textContent).toContain("The environment variable OTEL_EXPORTER_OTLP_ENDPOINT"));
+    expect(form.textContent).toContain("every run's trace goes to http://collector:4318/v1/traces");
+    // (Disabled by their fieldset: the elements' own `disabled` stays false.)
+    expect(within(form).getByLabelText("The collector's address").matches(":disabled")).toBe(true);
+    expect(within(form).getByRole("button", { name: "Add header" }).matches(":disabled")).toBe(true);
+    expect(status(form)).toContain("the environment variable OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says so");
+    fireEvent.click(within(form).getByRole("switch", { name: "Send traces of every run" }));
+    expect(within(form).getByLabelText("The collector's address").matches(":disabled")).toBe(false);
+  });
+});
+
+describe("Settings · traces' words", () => {
+  it("places each refusal of set_traces beside its field", () => {
+    expect(refusalOf("traces are on but no endpoint is given (here, or in OTEL_EXPORTER_OTLP_ENDPOINT)")).toEqual({
+      field: "endpoint",
+      words: "Write the collector's address to send traces (or turn them off).",
+    });
+    expect(refusalOf("'x team' is not a header name")).toEqual({ field: "headers", words: "“x team” is not a header name: letters, digits, - and _ only." });
+    expect(refusalOf("the stored settings cannot be written")).toEqual({ field: "form", words: "The stored settings cannot be written" });
+  });
+
+  it("says the status' problems as a person would", () => {
+    expect(problemWords("the traces header Authorization needs the key 'langfuse', and it is in neither the OS keyring entry 'langfuse' or …")).toBe(
+      "The header Authorization needs the saved key “langfuse”, and it is neither in the OS keyring nor in the environment. Save it on this computer with crewgraph keys set langfuse.",
+    );
+    expect(problemWords("no answer within 30 s")).toMatch(/^The collector did not answer within 30 seconds/);
+    expect(problemWords("HTTP export failed. Status Code: 401, Response: unauthorized")).toMatch(/refused the spans/);
+    expect(problemWords("HTTP export failed. Status Code: 404")).toMatch(/not found/);
+    expect(problemWords("something else")).toBe("The collector did not take the spans.");
+    expect(statusLines({ ...off, status: { ...off.status, problem: "no endpoint" } })).toEqual(["Runs are not traced."]);
   });
 });

@@ -3,8 +3,9 @@
 // key is kept under, its context window and longest reply) — which one is the
 // default, what each one's last check found, and each model's API key; then the
 // model servers running on this computer, with Use, and where Crewgraph looks for
-// them; then the tool servers every crew can use (ToolServers). A key goes into the OS keyring and is never shown again: the list says only
-// whether one is set and where it comes from.
+// them; then the tool servers every crew can use (ToolServers); then where every
+// run's trace goes (Traces). A key goes into the OS keyring and is never shown again:
+// the list says only whether one is set and where it comes from.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { backend } from "../../backend";
 import type { ModelView } from "../../bindings/ModelView";
@@ -13,6 +14,7 @@ import { Dialog } from "../Dialog";
 import { FoundServers } from "../models/FoundServers";
 import { ModelForm } from "./ModelForm";
 import { ToolServers } from "./ToolServers";
+import { Traces } from "./Traces";
 import { type Act, ModelRow } from "./ModelRow";
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -102,6 +104,7 @@ export function SettingsDialog({ onClose }: { onClose: () => void }) {
         <FoundServers addressesOpen onUsed={() => void load()} />
       </section>
       <ToolServers />
+      <Traces />
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={onClose} ref={done}>
           Done
