@@ -14,6 +14,12 @@
 
 mod commands;
 
+/// mimalloc, as the CLI and the server have: runs go on in this process too, and
+/// their many small, short-lived values are where it is faster than the system
+/// allocator (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 use tracing_subscriber::EnvFilter;

@@ -5,7 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # (E2E_OUT_DIR: somewhere else, so two people testing at once keep their screenshots.)
 out="${E2E_OUT_DIR:-$root/target/e2e}"
-app="$root/target/debug/crewgraph-desktop"
+# (E2E_APP: another build of the app, the release one say, for its figures.)
+app="${E2E_APP:-$root/target/debug/crewgraph-desktop}"
 driver="${TAURI_DRIVER:-$root/.tools/bin/tauri-driver}"
 [ -x "$app" ] || { echo "run-window.sh: $app is not built" >&2; exit 1; }
 [ -x "$driver" ] || { echo "run-window.sh: tauri-driver not found at $driver" >&2; exit 1; }

@@ -5,29 +5,34 @@
 // goes on (it was reloaded, say), that run is shown live; a run recording imported
 // from the sidebar is replayed on its crew (or, made elsewhere, on the crew here of
 // the same file name). The try-out chat with one agent floats over the crew.
-import { useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { backend } from "./backend";
 import type { CrewSummary } from "./bindings/CrewSummary";
-import { EditorView } from "./components/editor/EditorView";
 import { ImportReport } from "./components/editor/ImportReport";
 import { useFiles } from "./components/editor/useFiles";
 import { ErrorIcon } from "./components/icons";
+import { Loading } from "./components/Loading";
 import { ProblemsPanel } from "./components/ProblemsPanel";
-import { SettingsDialog } from "./components/settings/SettingsDialog";
 import { Sidebar } from "./components/Sidebar";
 import { StartView } from "./components/StartView";
 import type { RunSummary } from "./bindings/RunSummary";
 import { dropLaunch, LAUNCH_INPUT, requestLaunch } from "./components/run/launch";
 import { showRecording } from "./components/run/recordings";
 import { exportRecording, followCrew, openRun, showLiveRun } from "./components/run/runActions";
-import { SeenView } from "./components/run/SeenView";
-import { ForkView } from "./components/run/ForkDialog";
-import { TryAgentPanel } from "./components/run/TryAgentPanel";
 import type { Recording } from "./bindings/Recording";
 import { listenForTryAgent } from "./run/tryAgent";
 import { editorStore, useEditor } from "./editor/store";
 import { paintDelays } from "./run/paintDelays";
 import { runStore, useRun } from "./run/store";
+
+// What the start view does not show is loaded when it is first wanted: the editor
+// (React Flow, the canvas, the inspector, the run dock) when a crew opens, and the
+// settings dialog when it opens.
+const EditorView = lazy(() => import("./components/editor/EditorView").then((m) => ({ default: m.EditorView })));
+const SettingsDialog = lazy(() => import("./components/settings/SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
+const TryAgentPanel = lazy(() => import("./components/run/TryAgentPanel").then((m) => ({ default: m.TryAgentPanel })));
+const SeenView = lazy(() => import("./components/run/SeenView").then((m) => ({ default: m.SeenView })));
+const ForkView = lazy(() => import("./components/run/ForkDialog").then((m) => ({ default: m.ForkView })));
 
 // Every edit is checked by the engine (never by a second validator here).
 editorStore.getState().setChecker((spec) => backend.checkCrew({ path: editorStore.getState().path ?? undefined, spec }));
@@ -188,7 +193,9 @@ export function App() {
           </div>
         )}
         {files.open ? (
-          <EditorView key={files.generation} files={files} />
+          <Suspense fallback={<Loading what="Opening the crew…" />}>
+            <EditorView key={files.generation} files={files} />
+          </Suspense>
         ) : files.unreadable ? (
           <Unreadable path={files.unreadable.path} text={files.unreadable.text} />
         ) : (
@@ -201,10 +208,12 @@ export function App() {
           />
         )}
       </main>
-      {settings && <SettingsDialog onClose={() => setSettings(false)} />}
-      {files.open && <TryAgentPanel />}
-      {files.open && <SeenView />}
-      {files.open && <ForkView />}
+      <Suspense fallback={null}>
+        {settings && <SettingsDialog onClose={() => setSettings(false)} />}
+        {files.open && <TryAgentPanel />}
+        {files.open && <SeenView />}
+        {files.open && <ForkView />}
+      </Suspense>
     </div>
   );
 }

@@ -3,8 +3,13 @@
 // gets one port in the middle of its left side and one in the middle of its right
 // side, at exactly the places React Flow draws its handles, so ELK's edge routes
 // start and end where the canvas expects them.
-import ELK from "elkjs/lib/elk.bundled.js";
-import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
+//
+// ELK (1.6 MB of script) runs in a Web Worker of its own, loaded the first time a
+// crew is laid out: the window's first view does not wait for it, and a big
+// layout never holds up the page. Without workers (the unit tests, in Node) it
+// runs in the page instead.
+import type { ELK, ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
+import elkWorker from "elkjs/lib/elk-worker.min.js?url";
 import type { GraphView } from "../bindings/GraphView";
 import type { NodeKind } from "../bindings/NodeKind";
 import type { ViewEdge } from "../bindings/ViewEdge";
@@ -48,7 +53,16 @@ export const groupHeader = 44;
  * the routes it makes into and out of a frame meet the frame's handles. */
 export const groupPadding = 24;
 
-const elk = new ELK();
+let elk: Promise<ELK> | null = null;
+
+/** The layout engine: in a worker where there are workers, else in the page. */
+function layoutEngine(): Promise<ELK> {
+  elk ??=
+    typeof Worker === "undefined"
+      ? import("elkjs/lib/elk.bundled.js").then(({ default: Bundled }) => new Bundled())
+      : import("elkjs/lib/elk-api.js").then(({ default: InWorker }) => new InWorker({ workerUrl: elkWorker }));
+  return elk;
+}
 
 const rootOptions = {
   "elk.algorithm": "layered",
@@ -198,7 +212,7 @@ export async function layoutIn(view: GraphView, direction: Direction, label: Edg
     children: (byParent.get(null) ?? []).map(build),
     edges,
   };
-  const laid = await elk.layout(graph);
+  const laid = await (await layoutEngine()).layout(graph);
 
   const nodes = new Map<string, Box>();
   const walk = (node: ElkNode) => {
