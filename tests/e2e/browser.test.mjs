@@ -10,6 +10,8 @@
 // through the browser's file chooser (a truncated copy refused in words), named
 // after the crew and what it was asked; a recording made in the window (its crew
 // named by a path of that machine) opens on the crew here of the same file name.
+// Settings → Traces is turned on with a collector's address and a header, kept over
+// HTTP, shown again when Settings opens anew (then turned off again).
 // It also measures the UI at about 1,000 events a second (target/e2e-browser/
 // speed.json, for BENCHMARKS.md beside the window's figures from speed.test.mjs).
 import assert from "node:assert/strict";
@@ -388,6 +390,60 @@ test("an agent added over HTTP while its crew is open appears on the graph at on
   const removed = await fetch(`${URL_}/crews/code-review.yaml/agents/gardener`, { method: "DELETE", headers: auth });
   assert.equal(removed.status, 204);
   await page.locator('.react-flow__node[data-id="agent:gardener"]').waitFor({ state: "detached", timeout: 15_000 });
+});
+
+test("Settings → Traces: a refused address said beside it; turned on with an address and a header, saved, kept when opened again", async () => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const traces = page.getByRole("form", { name: "Traces" });
+  const open = async () => {
+    await page.locator(".sidebar-bottom .sidebar-item").first().click();
+    await traces.locator(".settings-traces-status").waitFor();
+  };
+  const done = async () => {
+    await page.locator(".settings-dialog").getByRole("button", { name: "Done" }).click();
+    await page.locator(".settings-dialog").waitFor({ state: "detached" });
+  };
+  const send = traces.getByRole("switch", { name: "Send traces of every run" });
+  const address = traces.getByLabel("The collector's address");
+  await open();
+  assert.equal(await send.isChecked(), false, "off by default");
+  assert.equal(await traces.locator(".settings-traces-status").innerText(), "Traces are off: runs are not sent anywhere.");
+  // An address without http:// is refused by the server, in words, beside the field.
+  await send.check();
+  await address.fill("127.0.0.1:6006");
+  await traces.getByRole("button", { name: "Save" }).click();
+  const refusal = traces.locator(".field-error[id$='-endpoint-error']");
+  await refusal.waitFor();
+  assert.match(await refusal.innerText(), /^“127\.0\.0\.1:6006” is not a web address: it starts with http:\/\/ or https:\/\//);
+  // Chromium notes the refused request in the console: the refusal was the point.
+  const refused = (c) => c.includes("400") && c.includes("/traces");
+  await waitFor(() => complaints.some(refused), { message: () => `Chromium's console note of the refused address (complaints: ${JSON.stringify(complaints)})` });
+  complaints.splice(complaints.findIndex(refused), 1);
+  await address.fill("http://127.0.0.1:6006");
+  await traces.getByRole("button", { name: "Add header" }).click();
+  const header = traces.getByRole("group", { name: /^Header / });
+  await header.getByLabel("Name", { exact: true }).fill("x-team");
+  await header.getByLabel("Text", { exact: true }).fill("crew");
+  await traces.getByRole("button", { name: "Save" }).click();
+  await traces.getByRole("status").filter({ hasText: "Saved: runs started from now on follow it." }).waitFor();
+  await traces.scrollIntoViewIfNeeded();
+  await shot("16-settings-traces");
+  const kept = await fetch(`${URL_}/traces`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
+  assert.deepEqual(kept.settings, { enabled: true, endpoint: "http://127.0.0.1:6006", headers: { "x-team": "crew" }, capture_content: false });
+  await done();
+
+  // Opened again: what was saved, and where runs' traces go.
+  await open();
+  assert.equal(await send.isChecked(), true);
+  assert.equal(await address.inputValue(), "http://127.0.0.1:6006");
+  assert.equal(await traces.getByRole("group", { name: "Header x-team" }).getByLabel("Text", { exact: true }).inputValue(), "crew");
+  assert.match(await traces.locator(".settings-traces-status").innerText(), /Runs started now send their trace to http:\/\/127\.0\.0\.1:6006\/v1\/traces\./);
+  // Turned off again: the runs of later tests are not traced.
+  await send.uncheck();
+  await traces.getByRole("button", { name: "Save" }).click();
+  await traces.getByRole("status").filter({ hasText: "Saved: traces are off." }).waitFor();
+  await done();
+  await page.setViewportSize({ width: 1400, height: 900 });
 });
 
 test("the page said nothing went wrong", () => {

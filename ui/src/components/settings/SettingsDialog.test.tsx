@@ -383,7 +383,7 @@ describe("Settings · traces", () => {
     // Turning content capture on says plainly what then leaves the computer.
     expect(form.textContent).not.toContain("leaves this computer");
     fireEvent.click(content);
-    expect(form.textContent).toContain("then leaves this computer");
+    expect(form.textContent).toContain("leaves this computer with the traces");
     await act(async () => fireEvent.click(within(form).getByRole("button", { name: "Save" })));
     expect(calls.log).toContainEqual([
       "set-traces",
@@ -484,6 +484,8 @@ describe("Settings · traces' words", () => {
     expect(problemWords("no answer within 30 s")).toMatch(/^The collector did not answer within 30 seconds/);
     expect(problemWords("HTTP export failed. Status Code: 401, Response: unauthorized")).toMatch(/refused the spans/);
     expect(problemWords("HTTP export failed. Status Code: 404")).toMatch(/not found/);
+    // What the exporter says when nothing listens at the address.
+    expect(problemWords("Operation failed: HTTP export failed: network error")).toBe("The collector could not be reached: is it running, and is the address right?");
     expect(problemWords("something else")).toBe("The collector did not take the spans.");
     expect(statusLines({ ...off, status: { ...off.status, problem: "no endpoint" } })).toEqual(["Runs are not traced."]);
   });

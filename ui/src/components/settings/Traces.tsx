@@ -48,7 +48,7 @@ export function problemWords(problem: string): string {
   if (late) return `The collector did not answer within ${late[1]} seconds: is it running, and is the address right?`;
   if (/\b(401|403)\b|unauthori[sz]ed|forbidden/i.test(problem)) return "The collector refused the spans (not allowed): check the headers and the key they name.";
   if (/\b404\b|not found/i.test(problem)) return "The collector has no place for traces at that address (not found): check the address (Langfuse's ends in /api/public/otel).";
-  if (/connect|refused|error sending request|dns|resolve/i.test(problem)) return "The collector could not be reached: is it running, and is the address right?";
+  if (/network error|connect|refused|error sending request|dns|resolve|timed out/i.test(problem)) return "The collector could not be reached: is it running, and is the address right?";
   return "The collector did not take the spans.";
 }
 
@@ -190,7 +190,7 @@ export function Traces() {
         </label>
         <p className={capture ? "settings-traces-warning" : "field-help"}>
           {capture
-            ? "What the person and the agents write — the run's input, every reply, tool results — then leaves this computer and is kept by the collector."
+            ? "On: what the person and the agents write — the run's input, every reply, tool results — leaves this computer with the traces and is kept by the collector."
             : "Off, traces hold names, models, token counts, signals and times, never what was written."}
         </p>
         {view && (
