@@ -1,16 +1,18 @@
-//! The Tauri commands: two, whatever the number of operations.
+//! The Tauri commands: three, whatever the number of operations.
 //!
 //! - `call`: any operation of [`crewgraph::api::operations`], by its name, with its
 //!   request as JSON; the answer is the operation's, or its `{code, message}` error.
 //!   Operations are declared once in the API; nothing here changes when one is added.
-//! - `watch_run`: a run's events (stored, then live) in batches on a channel.
+//! - `watch_run`: a run's events (stored, then live) in batches on a channel;
+//! - `batch_shown`: the window's word that it has painted a watch's last batch, so
+//!   the next one (all that arrived meanwhile) may come ([`crewgraph::api::Pacing`]).
 //!
-//! Both run off the main thread (async), so the window never waits on the disk.
+//! All run off the main thread (async), so the window never waits on the disk.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crewgraph::api::{database_path, forward_batches, operations, Api, ApiError, RunBatch, BATCH_WINDOW};
+use crewgraph::api::{database_path, forward_batches, operations, Api, ApiError, RunBatch, ShownWatches};
 use crewgraph_engine::RunId;
 use crewgraph_store::SqliteStore;
 use tauri::ipc::Channel;
@@ -57,10 +59,30 @@ pub async fn call(api: State<'_, Api>, operation: String, request: serde_json::V
 
 /// Watches run `run_id` from after event `after` (all of it when None): its events
 /// arrive on `on_batch`, stored ones first, then live ones, in batches; the last
-/// batch says how the watch ended.
+/// batch says how the watch ended. The first event after a quiet spell comes at
+/// once; the next batch waits for `batch_shown` on the channel's id.
 #[tauri::command]
-pub async fn watch_run(api: State<'_, Api>, run_id: String, after: Option<u64>, on_batch: Channel<RunBatch>) -> Result<(), ApiError> {
+pub async fn watch_run(
+    api: State<'_, Api>,
+    watches: State<'_, ShownWatches>,
+    run_id: String,
+    after: Option<u64>,
+    on_batch: Channel<RunBatch>,
+) -> Result<(), ApiError> {
     let watch = api.watch_run(&RunId::from(run_id.as_str()), after).await?;
-    tauri::async_runtime::spawn(forward_batches(watch, BATCH_WINDOW, move |batch| on_batch.send(batch).is_ok()));
+    let (channel, watches) = (on_batch.id(), watches.inner().clone());
+    let pacing = watches.pacing(channel);
+    tauri::async_runtime::spawn(async move {
+        forward_batches(watch, pacing, move |batch| on_batch.send(batch).is_ok()).await;
+        watches.forget(channel);
+    });
+    Ok(())
+}
+
+/// The window has painted the last batch of the watch on channel `channel`: its
+/// next batch may come.
+#[tauri::command]
+pub async fn batch_shown(watches: State<'_, ShownWatches>, channel: u32) -> Result<(), ApiError> {
+    watches.shown(channel);
     Ok(())
 }

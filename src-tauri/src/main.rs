@@ -1,7 +1,7 @@
 //! # crewgraph-desktop
 //!
 //! Crewgraph's window: a Tauri shell around [`crewgraph::api::Api`]. It owns no
-//! logic of its own — its two commands ([`commands`]) hand an operation's request
+//! logic of its own — its commands ([`commands`]) hand an operation's request
 //! to the API and its answer (or `{code, message}` error) back, and a run's events
 //! to the window.
 //!
@@ -41,7 +41,8 @@ fn main() -> ExitCode {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(api)
-        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run])
+        .manage(crewgraph::api::ShownWatches::default())
+        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run, commands::batch_shown])
         .build(tauri::generate_context!("../tauri.conf.json"));
     match result {
         Ok(app) => {

@@ -42,6 +42,12 @@ import type { RevisionDiff } from "../bindings/RevisionDiff";
 import type { RevisionSpec } from "../bindings/RevisionSpec";
 import type { RevisionView } from "../bindings/RevisionView";
 
+
+/** Takes a run's batch. The promise it may answer settles once the batch is on
+ * screen: the window's transport then lets the next one come (all that arrived
+ * meanwhile), so batches come as fast as the page paints them. */
+export type OnBatch = (batch: RunBatch) => void | Promise<void>;
+
 export interface Backend {
   /** The crews of the crews folder, for the start view. */
   listCrews(): Promise<CrewSummary[]>;
@@ -128,7 +134,7 @@ export interface Backend {
 
   /** Starts a run; its events arrive on `onBatch` (in batches, every `seq` once, the
    * last batch with `end`). Answers the run's id once its first step is stored. */
-  startRun(request: StartRun, onBatch: (batch: RunBatch) => void): Promise<string>;
+  startRun(request: StartRun, onBatch: OnBatch): Promise<string>;
   /** A new run from a stored one, at its reply `at` (an `agent_response` seq): the
    * turns before given again from the stored run, that reply replaced, the rest on the
    * model or a script. Answers at once; the new run goes on (watch it as any run).
@@ -137,12 +143,12 @@ export interface Backend {
    * it ran). */
   forkRun(request: ForkRequest): Promise<RunAccepted>;
   /** Watches a run from after event `after` (all of it when null): stored, then live. */
-  watchRun(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  watchRun(runId: string, after: number | null, onBatch: OnBatch): Promise<void>;
   /** Resumes a paused run with the person's answer; events after `after` on `onBatch`. */
-  resumeRun(runId: string, request: Omit<ResumeRun, "id">, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  resumeRun(runId: string, request: Omit<ResumeRun, "id">, after: number | null, onBatch: OnBatch): Promise<void>;
   /** Answers the tool call a paused run waits on (allow once, for the run, or deny)
    * and watches it go on; events after `after` on `onBatch`. */
-  approveToolCall(runId: string, request: Omit<ApproveToolCall, "id">, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  approveToolCall(runId: string, request: Omit<ApproveToolCall, "id">, after: number | null, onBatch: OnBatch): Promise<void>;
   /** Stops a run going on (it ends `cancelled`). */
   cancelRun(runId: string): Promise<void>;
   /** Past runs. */

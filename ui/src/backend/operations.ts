@@ -8,8 +8,7 @@
 //
 //   const backend = { ...operationMethods(transport), pickCrew: …, confirm: … };
 import type { OperationName, Operations } from "../bindings/operations";
-import type { RunBatch } from "../bindings/RunBatch";
-import type { Backend } from "./Backend";
+import type { Backend, OnBatch } from "./Backend";
 
 /** Does one operation: its request in, its answer out (or a BackendError). */
 export type Call = <K extends OperationName>(name: K, request: Operations[K]["request"]) => Promise<Operations[K]["answer"]>;
@@ -19,7 +18,7 @@ export interface Transport {
   call: Call;
   /** Watches a run from after event `after` (null: all of it): its events in batches,
    * the last with `end`. Resolves once the watch is open. */
-  watch(runId: string, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void>;
+  watch(runId: string, after: number | null, onBatch: OnBatch): Promise<void>;
 }
 
 /** The methods a transport does not make itself. */
@@ -45,9 +44,9 @@ export function operationMethods({ call, watch }: Transport): Omit<Backend, Dial
     removeToolServer: (name) => call("remove_tool_server", { name }),
     importToolServers: (text) => call("import_tool_servers", { text }),
     checkToolServer: (name) => call("check_tool_server", { name }),
+    crewTools: (servers, path) => call("crew_tools", { servers, path }),
     traces: () => call("traces", {}),
     setTraces: (settings) => call("set_traces", settings),
-    crewTools: (servers, path) => call("crew_tools", { servers, path }),
     putModel: (name, model) => call("put_model", { name, ...model }),
     removeModel: (name) => call("remove_model", { name }),
     setDefaultModel: (name) => call("set_default_model", { name }),

@@ -10,17 +10,24 @@ const fake = vi.hoisted(() => ({
   answers: {} as Record<string, unknown>,
   dialogs: [] as Array<[string, unknown]>,
   picked: null as string | null,
+  channels: [] as Array<{ id: number; onmessage: (batch: unknown) => void }>,
+  shown: [] as number[],
 }));
 
 vi.mock("@tauri-apps/api/core", () => ({
-  invoke: async (command: string, args: { operation?: string; request?: unknown }) => {
+  invoke: async (command: string, args: { operation?: string; request?: unknown; onBatch?: never; channel?: number }) => {
+    if (command === "watch_run") return void fake.channels.push(args.onBatch as never);
+    if (command === "batch_shown") return void fake.shown.push(args.channel as number);
     if (command !== "call" || !args.operation) throw { code: "invalid_input", message: `no command ${command}` };
     fake.invoked.push([args.operation, args.request]);
     const answer = fake.answers[args.operation];
     if (answer instanceof Error) throw { code: "invalid_input", message: answer.message };
     return answer;
   },
-  Channel: class {},
+  Channel: class {
+    id = 7;
+    onmessage: (batch: unknown) => void = () => {};
+  },
 }));
 vi.mock("@tauri-apps/api/window", () => ({ getCurrentWindow: () => ({}) }));
 vi.mock("@tauri-apps/plugin-dialog", () => ({
@@ -38,7 +45,7 @@ vi.mock("@tauri-apps/plugin-dialog", () => ({
 const { tauriBackend } = await import("./tauri");
 
 beforeEach(() => {
-  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null });
+  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null, channels: [], shown: [] });
 });
 
 describe("the window's transport", () => {
@@ -138,5 +145,18 @@ describe("the window's transport", () => {
     expect(toBackendError("command call not found")).toMatchObject({ code: "unavailable", message: "command call not found" });
     expect(toBackendError({ code: "something_new", message: "?" }).code).toBe("unavailable");
     expect(toBackendError({ code: "conflict", message: "changed on disk" }).code).toBe("conflict");
+  });
+
+  it("lets a watch's next batch come only once the page has shown the last (frame-paced batches)", async () => {
+    let show = () => {};
+    const onBatch = () => new Promise<void>((settle) => (show = settle));
+    await tauriBackend.watchRun("run-1", null, onBatch);
+    const [channel] = fake.channels;
+    channel.onmessage({ events: [], end: null, lost_from: null });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(fake.shown).toEqual([]);
+    show();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(fake.shown).toEqual([7]);
   });
 });

@@ -1,12 +1,13 @@
 // The Tauri transport: the only file that calls `invoke` (STYLE.md habit 10). Every
 // operation goes through the shell's one `call` command (its name and request); a
-// run's events through `watch_run` on a channel. What is the window's own — native
+// run's events through `watch_run` on a channel, the next batch let come by
+// `batch_shown` once the page has shown the last. What is the window's own — native
 // dialogs, closing the window — is here too.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { ask, open, save } from "@tauri-apps/plugin-dialog";
 import type { RunBatch } from "../bindings/RunBatch";
-import { type Backend, toBackendError } from "./Backend";
+import { type Backend, type OnBatch, toBackendError } from "./Backend";
 import { type Call, operationMethods, type Transport } from "./operations";
 
 async function invokeChecked<T>(command: string, args: Record<string, unknown>): Promise<T> {
@@ -98,9 +99,15 @@ async function pickRecording(): Promise<string | null> {
   return typeof picked === "string" ? picked : null;
 }
 
-/** One Tauri channel per run watch: the run's batches, to `onBatch`. */
-function channel(onBatch: (batch: RunBatch) => void): Channel<RunBatch> {
+/** One Tauri channel per run watch: the run's batches, to `onBatch`. Once the page
+ * has shown one (`onBatch`'s promise settled), the shell may send the next: what
+ * arrived meanwhile, as one batch. */
+function channel(onBatch: OnBatch): Channel<RunBatch> {
   const channel = new Channel<RunBatch>();
-  channel.onmessage = onBatch;
+  // (Said even when showing failed: the watch must not stall.)
+  const shown = () => invoke("batch_shown", { channel: channel.id }).catch(() => {});
+  channel.onmessage = (batch) => {
+    Promise.resolve(onBatch(batch)).then(shown, shown);
+  };
   return channel;
 }

@@ -47,15 +47,25 @@ const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0)
  * The window draws a run at its own pace: batches that arrive while it is drawing
  * wait and are folded into one update, and after each update the window rests as
  * long as that update took, so a fast run never keeps it from answering the person
- * (a bigger update later instead of a backlog of small ones). */
-function feed(): (batch: RunBatch) => void {
+ * (a bigger update later instead of a backlog of small ones). Each batch's promise
+ * settles once the update that shows it is painted and the rest is over: the
+ * window's transport then lets the next batch come (batches.rs, `Pacing`), so the
+ * events of a fast run gather in the shell while the page paints. */
+function feed(): (batch: RunBatch) => Promise<void> {
   const mine = ++generation;
   let waiting: RunBatch[] = [];
+  /** Who waits for the batches in `waiting` to be shown. */
+  let shown: Array<() => void> = [];
   let drawing = false;
   const flush = () => {
     const batches = waiting;
+    const done = shown;
     waiting = [];
-    if (mine !== generation || batches.length === 0) return;
+    shown = [];
+    if (mine !== generation || batches.length === 0) {
+      for (const settle of done) settle();
+      return;
+    }
     const began = performance.now();
     drawing = true;
     const batch = joined(batches);
@@ -65,15 +75,18 @@ function feed(): (batch: RunBatch) => void {
       const took = performance.now() - began;
       setTimeout(() => {
         drawing = false;
+        for (const settle of done) settle();
         if (waiting.length > 0) flush();
       }, took);
     });
   };
-  return (batch) => {
-    if (mine !== generation) return;
-    if (waiting.push(batch) > 1 || drawing) return;
-    nextFrame(flush);
-  };
+  return (batch) =>
+    new Promise((settle) => {
+      if (mine !== generation) return settle();
+      shown.push(settle);
+      if (waiting.push(batch) > 1 || drawing) return;
+      nextFrame(flush);
+    });
 }
 
 /** Batches as one: their events in order, the last one's end. */

@@ -58,7 +58,7 @@ use crewgraph_llm::LocalModel;
 use crewgraph_mcp::McpHost;
 
 pub use agents::{AgentStore, RuntimeAgentView, MAX_AGENT_BYTES};
-pub use batches::{forward_batches, RunBatch, WatchEnd, BATCH_WINDOW};
+pub use batches::{forward_batches, BatchShown, Pacing, RunBatch, ShownWatches, WatchEnd, FRAME, SHOWN_AT_MOST};
 pub use calling::{outside_name, waiting_run, Call, CallNews, CallOutcome, GoOn, Waiting, SIMULATE};
 pub use coverage::ProbesText;
 pub use coverage_report::{AgentCoverage, ArrowCoverage, CrewTest, ProbeResult, ScenarioResult, TestMode};

@@ -86,6 +86,12 @@ impl RunWatch {
         }
     }
 
+    /// A watch of live items only (a unit test's run, `tx` standing for its hub).
+    #[cfg(test)]
+    pub(crate) fn live_only(live: broadcast::Receiver<LiveItem>) -> RunWatch {
+        RunWatch { replay: VecDeque::new(), live: Some(live), last: None }
+    }
+
     /// The watch as a stream.
     pub fn into_stream(self) -> impl Stream<Item = WatchItem> + Send + 'static {
         futures_util::stream::unfold(self, |mut watch| async move { watch.next().await.map(|item| (item, watch)) })

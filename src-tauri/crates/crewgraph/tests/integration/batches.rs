@@ -1,25 +1,41 @@
 //! A run's events for the window, in batches (`forward_batches`): every event once,
 //! in `seq` order, with the end of the watch on the last batch — for a run watched
-//! from its start, and for a watcher that comes back after some events.
+//! from its start, and for a watcher that comes back after some events — paced as
+//! the server paces them (a batch a frame) and as the window does (by its word that
+//! it has shown the last batch).
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use crewgraph::api::{forward_batches, Api, RunBatch, WatchEnd};
+use crewgraph::api::{forward_batches, Api, BatchShown, Pacing, RunBatch, WatchEnd, FRAME, SHOWN_AT_MOST};
 use crewgraph_store::SqliteStore;
 
 use crate::support::{block_on, repo_root, scripted};
 
-async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
+async fn collect_paced(
+    api: &Api,
+    id: &crewgraph_engine::RunId,
+    after: Option<u64>,
+    pacing: Pacing,
+    shown: Option<BatchShown>,
+) -> Vec<RunBatch> {
     let batches = Arc::new(Mutex::new(Vec::new()));
     let sink = batches.clone();
     let watch = api.watch_run(id, after).await.unwrap();
-    forward_batches(watch, Duration::from_millis(50), move |batch| {
+    forward_batches(watch, pacing, move |batch| {
         sink.lock().unwrap().push(batch);
+        // (A window that paints at once says so at once.)
+        if let Some(shown) = &shown {
+            shown.shown();
+        }
         true
     })
     .await;
     Arc::try_unwrap(batches).unwrap().into_inner().unwrap()
+}
+
+/// As the server sends them: a batch a frame at most.
+async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
+    collect_paced(api, id, after, Pacing::Every(FRAME), None).await
 }
 
 #[test]
@@ -38,7 +54,17 @@ fn a_run_arrives_in_batches_holding_every_event_once_in_order() {
         let seqs: Vec<u64> = batches.iter().flat_map(|b| b.events.iter().map(|e| e.seq)).collect();
         let stored = api.run_events(&id, None).await.unwrap();
         assert_eq!(seqs, (0..stored.len() as u64).collect::<Vec<_>>());
-        assert!(batches.len() < stored.len(), "events are gathered, not sent one by one");
+        assert_eq!(batches[0].events.len(), 1, "the first event goes at once, not after a window");
+        assert!(batches.len() < stored.len(), "events that come while a batch is in flight are gathered, not sent one by one");
+
+        // Paced by the window's word: the same events, once each, in order.
+        let shown = BatchShown::default();
+        let pacing = Pacing::Shown { shown: shown.clone(), at_most: SHOWN_AT_MOST };
+        let by_word = collect_paced(&api, &id, None, pacing, Some(shown)).await;
+        let seqs: Vec<u64> = by_word.iter().flat_map(|b| b.events.iter().map(|e| e.seq)).collect();
+        assert_eq!(seqs, (0..stored.len() as u64).collect::<Vec<_>>());
+        assert_eq!(by_word.last().unwrap().end, Some(WatchEnd::Finished));
+        assert_eq!(by_word[0].events.len(), 1, "the first event goes at once");
 
         // Coming back after event 5: exactly the rest, then the end.
         let rest = collect(&api, &id, Some(5)).await;
