@@ -10,10 +10,9 @@
 // Screenshots: target/e2e-browser/browser-import-*.png (the imported crew at
 // 1400×900 and at 200 % zoom).
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { drawn, startChromium } from "./chromium.mjs";
+import { screenshotsAtTwoSizes, startChromium } from "./chromium.mjs";
 import { asExpression, CANVAS_STATE } from "./in-page.mjs";
 import { waitForStable } from "./webdriver.mjs";
 
@@ -40,27 +39,8 @@ after(async () => {
 
 const canvasAtRest = (why) => waitForStable(() => page.evaluate(asExpression(CANVAS_STATE)), { message: `the canvas to come to rest ${why}` });
 
-/** A screenshot at 1400×900 and one at the browser's 200 % zoom (Chromium's own). */
-async function screenshots(name) {
-  await canvasAtRest(`for ${name}`);
-  await drawn(page);
-  await page.screenshot({ path: `${OUT}/browser-import-${name}.png` });
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Emulation.setDeviceMetricsOverride", { width: 700, height: 450, deviceScaleFactor: 2, mobile: false });
-  try {
-    await page.waitForFunction(() => innerWidth === 700 && devicePixelRatio === 2);
-    await canvasAtRest(`for ${name} at 200 %`);
-    await drawn(page);
-    const { data } = await cdp.send("Page.captureScreenshot", { format: "png" });
-    await writeFile(`${OUT}/browser-import-${name}-200.png`, Buffer.from(data, "base64"));
-  } finally {
-    await cdp.send("Emulation.clearDeviceMetricsOverride");
-    await cdp.detach();
-    await page.setViewportSize({ width: 1400, height: 900 });
-    await page.waitForFunction(() => innerWidth === 1400 && devicePixelRatio === 1);
-    await drawn(page);
-  }
-}
+/** Screenshots of the page now, at 1400×900 and at 200 % zoom. */
+const screenshots = (name) => screenshotsAtTwoSizes(page, `${OUT}/browser-import-${name}`, { settle: (when) => canvasAtRest(`for ${name} ${when}`) });
 
 test("a CrewAI project's files become a crew: its agents as cards, what the run asks for, and what did not come along", async () => {
   await page.goto(`${URL_}/#token=${TOKEN}`);

@@ -14,10 +14,10 @@
 // opened in its card).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { drawn, startChromium, statusIs } from "./chromium.mjs";
+import { drawn, screenshotsAtTwoSizes, startChromium, statusIs } from "./chromium.mjs";
 import { asExpression, CANVAS_STATE } from "./in-page.mjs";
 import { waitForStable } from "./webdriver.mjs";
 
@@ -61,35 +61,9 @@ const inView = (selector) =>
     return !!top && (el.contains(top) || top.contains(el));
   }, selector);
 
-/** A screenshot as the page is (1400×900) and one at 200 % zoom, as a person who needs
- * large text sees it, with `selector` scrolled into view in the zoomed one as they
- * would scroll to it. The zoom is the browser's own (Ctrl +): the same window, its page
- * laid out at 700×450 and drawn two pixels to one. (CSS `zoom` on the page, as the
- * window's tests must use, throws off where React Flow measures the cards' handles, so
- * the arrows were drawn from the wrong places for the rest of the page's life.) */
-async function screenshots(name, selector) {
-  await canvasAtRest(`for ${name}`);
-  await drawn(page);
-  await page.screenshot({ path: `${OUT}/browser-tools-${name}.png` });
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Emulation.setDeviceMetricsOverride", { width: 700, height: 450, deviceScaleFactor: 2, mobile: false });
-  try {
-    await page.waitForFunction(() => innerWidth === 700 && devicePixelRatio === 2);
-    await page.evaluate((s) => document.querySelector(s)?.scrollIntoView({ block: "nearest" }), selector);
-    await canvasAtRest(`for ${name} at 200 %`);
-    await drawn(page);
-    // (Taken by Chromium itself: playwright's screenshot would put back its own viewport first.)
-    const { data } = await cdp.send("Page.captureScreenshot", { format: "png" });
-    await writeFile(`${OUT}/browser-tools-${name}-200.png`, Buffer.from(data, "base64"));
-  } finally {
-    // Back to the page's own size (playwright's viewport).
-    await cdp.send("Emulation.clearDeviceMetricsOverride");
-    await cdp.detach();
-    await page.setViewportSize({ width: 1400, height: 900 });
-    await page.waitForFunction(() => innerWidth === 1400 && devicePixelRatio === 1);
-    await drawn(page);
-  }
-}
+/** Screenshots of the page now, at 1400×900 and at 200 % zoom with `selector` in view. */
+const screenshots = (name, selector) =>
+  screenshotsAtTwoSizes(page, `${OUT}/browser-tools-${name}`, { scrollTo: selector, settle: (when) => canvasAtRest(`for ${name} ${when}`) });
 
 test("the file desk: the reader's real reads in tool cards, the write asks in a card with the focus, allowed by keyboard, the summary written", async () => {
   const desk = join(CREWS, "file-desk");

@@ -3,6 +3,7 @@
 // 1400×900 whose every wait is as generous as the window's, and a watch on that page
 // — what it says went wrong, and the dialogs it opens — so a test file can end by
 // checking the page complained of nothing.
+import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { WAIT } from "./webdriver.mjs";
 
@@ -66,3 +67,36 @@ export const statusIs = (page, pattern) =>
 
 /** Waits until the page as it is now has been drawn (two frames), so a screenshot shows it. */
 export const drawn = (page) => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+
+/** A screenshot as the page is (1400×900, `${path}.png`) and one at 200 % zoom
+ * (`${path}-200.png`), as a person who needs large text sees it, with `scrollTo` (a
+ * selector) scrolled into view in the zoomed one as they would scroll to it; `settle`
+ * waits until the page is at rest before each. The zoom is the browser's own (Ctrl +):
+ * the same window, its page laid out at 700×450 and drawn two pixels to one. (CSS
+ * `zoom` on the page, as the window's tests must use, throws off where React Flow
+ * measures the cards' handles, so the arrows were drawn from the wrong places for
+ * the rest of the page's life.) */
+export async function screenshotsAtTwoSizes(page, path, { scrollTo, settle = async () => {} } = {}) {
+  await settle("as the page is");
+  await drawn(page);
+  await page.screenshot({ path: `${path}.png` });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Emulation.setDeviceMetricsOverride", { width: 700, height: 450, deviceScaleFactor: 2, mobile: false });
+  try {
+    await page.waitForFunction(() => innerWidth === 700 && devicePixelRatio === 2);
+    if (scrollTo) await page.evaluate((s) => document.querySelector(s)?.scrollIntoView({ block: "nearest" }), scrollTo);
+    await settle("at 200 %");
+    await drawn(page);
+    // (Taken by Chromium itself: playwright's screenshot would put back its own viewport first.)
+    const { data } = await cdp.send("Page.captureScreenshot", { format: "png" });
+    await writeFile(`${path}-200.png`, Buffer.from(data, "base64"));
+  } finally {
+    // Back to the page's own size (playwright's viewport).
+    await cdp.send("Emulation.clearDeviceMetricsOverride");
+    await cdp.detach();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.waitForFunction(() => innerWidth === 1400 && devicePixelRatio === 1);
+    await drawn(page);
+  }
+}
+

@@ -10,14 +10,15 @@
 //! The overhead is each door's p50 minus the API's, measured in the same run:
 //! `cargo bench -p crewgraph --bench callers` (`CALLERS_SAMPLES`, default 300 each).
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+
+mod served;
 
 /// A `crewgraph serve` over a folder with the exam and its script.
 struct Served {
@@ -34,19 +35,7 @@ impl Served {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../crews");
         std::fs::copy(repo.join("exam.yaml"), crews.join("exam.yaml")).expect("exam.yaml");
         std::fs::copy(repo.join("scripts/exam.yaml"), crews.join("scripts/exam.yaml")).expect("its script");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_crewgraph"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .arg("--db")
-            .arg(dir.path().join("bench.db"))
-            .arg("--crews")
-            .arg(&crews)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("crewgraph serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("it says where it listens");
-        let base = line.trim().strip_prefix("crewgraph serve: listening on ").expect("the listening line").to_owned();
+        let (child, base) = served::serve(&crews, &dir.path().join("bench.db"), &[]);
         Served { child, base, _dir: dir }
     }
 }

@@ -9,9 +9,8 @@
 //! `SERVE_CLIENTS` (default 32) its concurrency, `SERVE_WATCHERS` (default 1000)
 //! the SSE scenario's subscribers.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +18,8 @@ use std::time::{Duration, Instant};
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+
+mod served;
 
 const PING_PONG: &str = "version: \"1.0\"\nname: Ping pong\nentry_point: ping\nmax_handoffs: 1000\nagents:\n  - { id: ping, system_prompt: Say ping. }\n  - { id: pong, system_prompt: Say pong. }\nrouting:\n  signals:\n    ping:\n      - { signal: \"[NEXT]\", target: pong }\n      - { signal: \"[END]\", target: \"\" }\n    pong:\n      - { signal: \"[NEXT]\", target: ping }\n";
 
@@ -59,20 +60,8 @@ impl ServerProcess {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../crews");
         std::fs::copy(repo.join("exam.yaml"), crews.join("exam.yaml")).expect("exam.yaml");
         std::fs::write(crews.join("ping-pong.yaml"), PING_PONG).expect("ping-pong.yaml");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_crewgraph"))
-            // Every watcher is a connection of this one client address.
-            .args(["serve", "--addr", "127.0.0.1:0", "--max-connections-per-client", "100000"])
-            .arg("--db")
-            .arg(dir.path().join("bench.db"))
-            .arg("--crews")
-            .arg(&crews)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("crewgraph serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("it says where it listens");
-        let base = line.trim().strip_prefix("crewgraph serve: listening on ").expect("the listening line").to_owned();
+        // Every watcher is a connection of this one client address.
+        let (child, base) = served::serve(&crews, &dir.path().join("bench.db"), &["--max-connections-per-client", "100000"]);
         ServerProcess { child, base, _dir: dir }
     }
 

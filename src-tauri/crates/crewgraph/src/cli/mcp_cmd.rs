@@ -2,18 +2,16 @@
 //! [`crewgraph::mcp_server`]), for Claude Desktop, Cursor, VS Code or any MCP
 //! client that starts a server as a program. Stdout carries only the protocol;
 //! what the person should know goes to stderr. It runs until the client closes
-//! its input, then stops the tool servers its crews started, lets the database
-//! finish its writes, and exits 0.
+//! its input, then stops the tool servers its crews started, sends the traces not
+//! sent yet (when traces are on), lets the database finish its writes, and exits 0.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crewgraph::api::Api;
-use crewgraph_store::SqliteStore;
 
-use super::store::database_path;
+use super::store::open_host;
 use super::terminal::tell;
 
 /// What `mcp` is given.
@@ -26,17 +24,9 @@ pub fn run(args: McpArgs) -> ExitCode {
     if !args.crews.is_dir() {
         return fail(&format!("the crews folder '{}' is not a folder (give one with --crews DIR)", args.crews.display()));
     }
-    let path = match database_path(args.db.as_deref()) {
-        Ok(path) => path,
+    let (path, store, runtime) = match open_host(args.db.as_deref()) {
+        Ok(host) => host,
         Err(error) => return fail(&error),
-    };
-    let store = match SqliteStore::open(&path) {
-        Ok(store) => Arc::new(store),
-        Err(error) => return fail(&format!("{error} (database {})", path.display())),
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => return fail(&format!("cannot start: {error}")),
     };
     let api = match Api::new(&args.crews).with_sqlite(store.clone()).within_crews_folder() {
         Ok(api) => api,
@@ -49,6 +39,9 @@ pub fn run(args: McpArgs) -> ExitCode {
         // Runs still going on when the client left stop where they stand (resumable).
         api.interrupt_runs().await;
         api.stop_tool_servers().await;
+        if let Some(lost) = api.flush_traces(Duration::from_secs(5)) {
+            tell!("crewgraph mcp: {lost}");
+        }
         served
     });
     runtime.shutdown_timeout(Duration::from_secs(5));

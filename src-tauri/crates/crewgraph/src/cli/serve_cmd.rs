@@ -8,14 +8,12 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crewgraph::api::Api;
 use crewgraph::serve::{check_exposure, shutdown, ServeConfig, Server};
-use crewgraph_store::SqliteStore;
 
-use super::store::database_path;
+use super::store::open_host;
 use super::terminal::{say, tell};
 
 /// What `serve` is given.
@@ -53,17 +51,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         tell!("crewgraph serve: {error}");
         return ExitCode::from(2);
     }
-    let path = match database_path(args.db.as_deref()) {
-        Ok(path) => path,
+    let (path, store, runtime) = match open_host(args.db.as_deref()) {
+        Ok(host) => host,
         Err(error) => return fail(&error),
-    };
-    let store = match SqliteStore::open(&path) {
-        Ok(store) => Arc::new(store),
-        Err(error) => return fail(&format!("{error} (database {})", path.display())),
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => return fail(&format!("cannot start: {error}")),
     };
     let api = Api::new(&args.crews).with_sqlite(store.clone());
     let mut config = ServeConfig::new(args.addr);

@@ -32,3 +32,12 @@ pub fn open_existing(db: Option<&Path>) -> Result<Option<Api>, String> {
     }
     open_api(Some(&path)).map(Some)
 }
+
+/// What a long-lived command (`serve`, `mcp`) holds: the database's path and store,
+/// and a runtime for its tasks; or why it cannot start, in words.
+pub fn open_host(db: Option<&Path>) -> Result<(PathBuf, Arc<SqliteStore>, tokio::runtime::Runtime), String> {
+    let path = database_path(db)?;
+    let store = SqliteStore::open(&path).map_err(|e| format!("{e} (database {})", path.display()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
+    Ok((path, Arc::new(store), runtime))
+}
