@@ -28,7 +28,7 @@ const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 
 /// A window stays open for hours and is mostly idle: memory freed is given back
 /// to the system at once, and arenas are committed as they are used, not whole
-/// (the app's process idles at ~120 MiB instead of ~150, BENCHMARKS.md). Before
+/// (the app's process idles ~10 MiB lower, BENCHMARKS.md). Before
 /// anything else, so every later allocation follows them; `MIMALLOC_…` environment
 /// variables still win.
 fn tune_allocator() {
