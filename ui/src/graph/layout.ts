@@ -55,6 +55,13 @@ export const groupPadding = 24;
 
 let elk: Promise<ELK> | null = null;
 
+/** How long ELK's worker may sit idle before it is let go: it is a JavaScript VM of
+ * its own (~25–30 MiB of the web process), and a window mostly waits on one crew
+ * already laid out. The next layout starts it again, off the page's thread. */
+export const WORKER_IDLE_MS = 15_000;
+let busy = 0;
+let idle: ReturnType<typeof setTimeout> | null = null;
+
 /** The layout engine: in a worker where there are workers, else in the page. */
 function layoutEngine(): Promise<ELK> {
   elk ??=
@@ -62,6 +69,26 @@ function layoutEngine(): Promise<ELK> {
       ? import("elkjs/lib/elk.bundled.js").then(({ default: Bundled }) => new Bundled())
       : import("elkjs/lib/elk-api.js").then(({ default: InWorker }) => new InWorker({ workerUrl: elkWorker }));
   return elk;
+}
+
+/** Lays `graph` out; once no layout is left going, the worker's idle time starts. */
+async function layOut(graph: ElkNode): Promise<ElkNode> {
+  if (idle) clearTimeout(idle);
+  idle = null;
+  busy += 1;
+  try {
+    return await (await layoutEngine()).layout(graph);
+  } finally {
+    busy -= 1;
+    if (busy === 0 && typeof Worker !== "undefined") idle = setTimeout(letWorkerGo, WORKER_IDLE_MS);
+  }
+}
+
+function letWorkerGo() {
+  idle = null;
+  const engine = elk;
+  elk = null;
+  void engine?.then((running) => running.terminateWorker());
 }
 
 const rootOptions = {
@@ -212,7 +239,7 @@ export async function layoutIn(view: GraphView, direction: Direction, label: Edg
     children: (byParent.get(null) ?? []).map(build),
     edges,
   };
-  const laid = await (await layoutEngine()).layout(graph);
+  const laid = await layOut(graph);
 
   const nodes = new Map<string, Box>();
   const walk = (node: ElkNode) => {
