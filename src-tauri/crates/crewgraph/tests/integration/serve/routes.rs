@@ -73,6 +73,8 @@ async fn the_openapi_document_lists_every_route_with_its_methods_and_the_bearer_
         ("/tool-servers/import", vec!["post"]),
         ("/tool-servers/{name}/check", vec!["post"]),
         ("/tools", vec!["post"]),
+        ("/import/crewai", vec!["post"]),
+        ("/traces", vec!["get", "put"]),
     ];
     assert_eq!(paths.len(), expected.len(), "documented: {:?}", paths.keys().collect::<Vec<_>>());
     for (path, methods) in expected {
