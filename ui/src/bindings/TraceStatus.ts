@@ -29,6 +29,12 @@ exported: bigint,
  */
 dropped: bigint, 
 /**
+ * Run events dropped because their queue was full (the exporter could not
+ * keep up with the runs): their runs' traces are cut short. Absent when none
+ * were.
+ */
+dropped_events?: bigint, 
+/**
  * Spans sent that the collector did not take.
  */
 failed: bigint, 

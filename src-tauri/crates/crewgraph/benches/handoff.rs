@@ -55,7 +55,14 @@ fn bench(c: &mut Criterion) {
     // Traced: every event also folded into spans, sent to a receiver on loopback.
     let receiver = runtime.block_on(otlp_receiver());
     let exporter = crewgraph_otel::Exporter::start(&crewgraph_otel::ExportConfig::new(format!("http://{receiver}"))).expect("exporter");
-    let facts = crewgraph_otel::CrewFacts { name: "Ping pong".into(), agents: Vec::new() };
+    // The crew as a host describes it (api/traces.rs): each agent's model and provider.
+    let agent = |id: &str| crewgraph_otel::AgentFacts {
+        id: id.into(),
+        name: id.into(),
+        model: "scripted".into(),
+        provider: "crewgraph.scripted".into(),
+    };
+    let facts = crewgraph_otel::CrewFacts { name: "Ping pong".into(), agents: vec![agent("a"), agent("b")] };
     group.bench_function("traced_in_memory", |b| {
         b.to_async(&runtime).iter_batched(
             || Arc::new(MemoryStore::new()) as Arc<dyn RunStore>,
@@ -74,7 +81,10 @@ fn bench(c: &mut Criterion) {
     exporter.flush(std::time::Duration::from_secs(10));
     // Spans made faster than a collector takes them are dropped (counted), never waited for.
     let stats = exporter.stats();
-    println!("traced_in_memory: spans exported {}, dropped {}, failed {}", stats.exported, stats.dropped, stats.failed);
+    println!(
+        "traced_in_memory: spans exported {}, dropped {}, failed {}; run events dropped {}",
+        stats.exported, stats.dropped, stats.failed, stats.dropped_events
+    );
     // One SQLite file for all runs, as in use.
     group.bench_function("sqlite_file", |b| b.to_async(&runtime).iter(|| run(sqlite.clone())));
     group.finish();

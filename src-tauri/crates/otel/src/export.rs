@@ -1,31 +1,40 @@
-//! Sending spans: [`Exporter`], a bounded queue in front of one thread of its own
-//! that sends the spans in batches over OTLP/HTTP (protobuf) with the
-//! `opentelemetry-otlp` exporter. A run only ever puts a span in the queue, never
-//! waits: when the collector is slow or down and the queue is full, the span is
-//! dropped and counted ([`ExportStats`]), and the server log says so once (and once
-//! more when the collector answers again).
+//! Sending spans: [`Exporter`], the queue traced runs put their events in and the
+//! two threads of its own behind it. A run's thread only copies each event into a
+//! bounded queue ([`TracedSink`](crate::TracedSink)) — never waits, never folds:
+//! when the queue is full the event is dropped and counted. The first thread
+//! (`crewgraph-otel-fold`, [`crate::folding`]) folds each leg's events into spans
+//! and gathers them in batches; the second (`crewgraph-otel`) sends each batch as
+//! one OTLP/HTTP (protobuf) request with the `opentelemetry-otlp` exporter. When
+//! the collector is slow or down, the batches waiting for it are bounded too, and
+//! further spans are dropped and counted ([`ExportStats`]); the server log says so
+//! once (and once more when the collector answers again).
 //!
 //! ```no_run
 //! use crewgraph_otel::{ExportConfig, Exporter};
 //! let exporter = Exporter::start(&ExportConfig::new("http://127.0.0.1:6006")).unwrap();
-//! // … runs put spans in it (through a `TracedSink`) …
+//! // … runs put their events in it (through a `TracedSink`) …
 //! exporter.flush(std::time::Duration::from_secs(5));
 //! println!("{:?}", exporter.stats());
 //! ```
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
+use crewgraph_engine::run::RunEvent;
 use opentelemetry::KeyValue;
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::trace::{SpanData, SpanExporter};
 use opentelemetry_sdk::Resource;
 
+use crate::crew::Prepared;
+use crate::folding::{Batch, Folding, Item};
+
 /// The spans one request carries at most.
-const BATCH: usize = 512;
+pub(crate) const BATCH: usize = 512;
 
 /// Where and how spans are sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,19 +49,22 @@ pub struct ExportConfig {
     pub timeout: Duration,
     /// The spans that may wait to be sent; more are dropped.
     pub queue: usize,
+    /// The run events that may wait to be folded into spans; more are dropped.
+    pub events: usize,
     /// How long a span waits for others to go with it.
     pub delay: Duration,
 }
 
 impl ExportConfig {
     /// Spans to `endpoint`, no headers, a 10 s timeout, a queue of 2,048 spans sent
-    /// at most a second after they end.
+    /// at most a second after they end, and of 8,192 events.
     pub fn new(endpoint: impl Into<String>) -> Self {
         ExportConfig {
             endpoint: endpoint.into(),
             headers: Vec::new(),
             timeout: Duration::from_secs(10),
             queue: 2048,
+            events: 8192,
             delay: Duration::from_secs(1),
         }
     }
@@ -95,6 +107,10 @@ pub struct ExportStats {
     pub exported: u64,
     /// Spans dropped because the queue was full (the collector slow or down).
     pub dropped: u64,
+    /// Run events dropped because their queue was full (the exporter's thread could
+    /// not keep up with the runs): the spans they would have made or ended are
+    /// missing or cut short.
+    pub dropped_events: u64,
     /// Spans sent but not taken (the collector down or refusing them).
     pub failed: u64,
     /// The last sending error, until a send succeeds again.
@@ -102,35 +118,35 @@ pub struct ExportStats {
 }
 
 #[derive(Debug, Default)]
-struct Counters {
-    exported: AtomicU64,
-    dropped: AtomicU64,
-    failed: AtomicU64,
-    /// Told the log about dropped spans (once until the queue has room again).
-    told_dropped: AtomicBool,
-    last_error: Mutex<Option<String>>,
+pub(crate) struct Counters {
+    pub(crate) exported: AtomicU64,
+    pub(crate) dropped: AtomicU64,
+    pub(crate) dropped_events: AtomicU64,
+    pub(crate) failed: AtomicU64,
+    /// Told the log about dropped spans (once until a batch is taken again).
+    pub(crate) told_dropped: AtomicBool,
+    /// Told the log about dropped events (likewise).
+    pub(crate) told_behind: AtomicBool,
+    pub(crate) last_error: Mutex<Option<String>>,
 }
 
-enum Item {
-    Span(Box<SpanData>),
-    Flush(mpsc::Sender<()>),
-}
+/// One traced run leg, as the exporter's queue names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct LegId(pub(crate) u64);
 
-/// A bounded queue of spans and the thread that sends them.
+/// The queue of run events and the threads that make them spans and send them.
 #[derive(Debug)]
 pub struct Exporter {
-    sender: SyncSender<Item>,
+    items: mpsc::Sender<Item>,
+    /// Run events in `items` now (legs' beginnings and ends, and flushes, are not
+    /// counted: one each per leg, they are never dropped).
+    queued: Arc<AtomicUsize>,
+    capacity: usize,
+    /// The folding thread, woken when the queue is half full.
+    folding: Thread,
+    next_leg: AtomicU64,
     counters: Arc<Counters>,
     url: String,
-}
-
-impl std::fmt::Debug for Item {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Item::Span(_) => "Span",
-            Item::Flush(_) => "Flush",
-        })
-    }
 }
 
 impl Exporter {
@@ -151,15 +167,35 @@ impl Exporter {
             .build()
             .map_err(|e| ExportError::Exporter(e.to_string()))?;
         exporter.set_resource(&resource());
-        let (sender, receiver) = mpsc::sync_channel(config.queue.max(1));
         let counters = Arc::new(Counters::default());
-        let worker =
-            Worker { receiver, exporter, counters: counters.clone(), url: url.clone(), delay: config.delay, timeout: config.timeout };
-        std::thread::Builder::new()
-            .name("crewgraph-otel".into())
-            .spawn(move || worker.run())
+        let thread = |name: &str| std::thread::Builder::new().name(name.to_owned());
+        // The batches waiting for the collector: `queue` spans' worth.
+        let (batches, waiting) = mpsc::sync_channel((config.queue / BATCH).max(1));
+        let worker = Worker { batches: waiting, exporter, counters: counters.clone(), url: url.clone(), timeout: config.timeout };
+        thread("crewgraph-otel")
+            .spawn(move || {
+                background();
+                worker.run()
+            })
             .map_err(|e| ExportError::Thread(e.to_string()))?;
-        Ok(Arc::new(Exporter { sender, counters, url }))
+        let (items, received) = mpsc::channel();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let folding = Folding::new(received, queued.clone(), batches, counters.clone(), config.delay, url.clone());
+        let folding = thread("crewgraph-otel-fold")
+            .spawn(move || {
+                background();
+                folding.run()
+            })
+            .map_err(|e| ExportError::Thread(e.to_string()))?;
+        Ok(Arc::new(Exporter {
+            items,
+            queued,
+            capacity: config.events.max(2),
+            folding: folding.thread().clone(),
+            next_leg: AtomicU64::new(0),
+            counters,
+            url,
+        }))
     }
 
     /// Where the spans go.
@@ -167,42 +203,56 @@ impl Exporter {
         &self.url
     }
 
-    /// Puts a finished span in the queue; when it is full the span is dropped (and
-    /// counted). Never waits.
-    pub fn send(&self, span: SpanData) {
-        match self.sender.try_send(Item::Span(Box::new(span))) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
-                if !self.counters.told_dropped.swap(true, Ordering::Relaxed) {
-                    tracing::warn!(
-                        "traces: the queue of spans for {} is full (the collector is slow or down): spans are dropped and counted",
-                        self.url
-                    );
-                }
-            }
+    /// A run leg begins, of a crew `facts` describes.
+    pub(crate) fn open_leg(&self, facts: Arc<Prepared>, capture_content: bool) -> LegId {
+        let leg = LegId(self.next_leg.fetch_add(1, Ordering::Relaxed));
+        let _ = self.items.send(Item::Leg { leg, facts, capture_content });
+        leg
+    }
+
+    /// Puts `leg`'s `events` in the queue, or, when it has no room for them, drops
+    /// them (counted) and answers false. Never waits, and wakes the folding thread
+    /// only when the queue gets half full: it drains the queue on its own every few
+    /// milliseconds while events come.
+    pub(crate) fn events(&self, leg: LegId, events: Vec<RunEvent>) -> bool {
+        let count = events.len();
+        let before = self.queued.fetch_add(count, Ordering::Relaxed);
+        if before + count > self.capacity || self.items.send(Item::Events { leg, events }).is_err() {
+            self.queued.fetch_sub(count, Ordering::Relaxed);
+            self.dropped_events(count as u64);
+            return false;
+        }
+        if before < self.capacity / 2 && before + count >= self.capacity / 2 {
+            self.folding.unpark();
+        }
+        true
+    }
+
+    /// Counts `count` run events dropped, and says so once (until a batch is taken).
+    pub(crate) fn dropped_events(&self, count: u64) {
+        self.counters.dropped_events.fetch_add(count, Ordering::Relaxed);
+        if !self.counters.told_behind.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "traces: the queue of run events for {} is full (the exporter cannot keep up): events are dropped and counted, their runs' traces cut short",
+                self.url
+            );
         }
     }
 
-    /// Sends what is queued now and waits until it is sent (or given up), at most
-    /// `timeout`. False when that was not enough.
+    /// `leg`'s sink is gone: the spans it left open end where it stood.
+    pub(crate) fn end_leg(&self, leg: LegId) {
+        let _ = self.items.send(Item::End { leg });
+    }
+
+    /// Folds and sends what is queued now and waits until it is sent (or given
+    /// up), at most `timeout`. False when that was not enough.
     pub fn flush(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let (done, finished) = mpsc::channel();
-        let mut item = Item::Flush(done);
-        loop {
-            match self.sender.try_send(item) {
-                Ok(()) => break,
-                Err(TrySendError::Disconnected(_)) => return false,
-                Err(TrySendError::Full(back)) => {
-                    if Instant::now() >= deadline {
-                        return false;
-                    }
-                    item = back;
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            }
+        if self.items.send(Item::Flush { deadline, done }).is_err() {
+            return false;
         }
+        self.folding.unpark();
         finished.recv_timeout(deadline.saturating_duration_since(Instant::now())).is_ok()
     }
 
@@ -212,8 +262,25 @@ impl Exporter {
         ExportStats {
             exported: c.exported.load(Ordering::Relaxed),
             dropped: c.dropped.load(Ordering::Relaxed),
+            dropped_events: c.dropped_events.load(Ordering::Relaxed),
             failed: c.failed.load(Ordering::Relaxed),
             last_error: c.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        }
+    }
+}
+
+/// Gives the calling thread the lowest priority (Linux: nice 19, for this thread
+/// alone; elsewhere it keeps its own): where the cores are busy, the runs go first
+/// and the exporter takes what is left — events and spans it cannot keep up with
+/// are dropped and counted, never waited for.
+fn background() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority only read their arguments; on Linux,
+        // PRIO_PROCESS with a thread's id sets that thread's niceness alone.
+        let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19) } != 0;
+        if failed {
+            tracing::debug!("traces: the exporter's thread keeps its priority ({})", std::io::Error::last_os_error());
         }
     }
 }
@@ -229,12 +296,12 @@ fn resource() -> Resource {
     }
 }
 
+/// The sending thread: one request per batch.
 struct Worker {
-    receiver: Receiver<Item>,
+    batches: Receiver<Batch>,
     exporter: opentelemetry_otlp::SpanExporter,
     counters: Arc<Counters>,
     url: String,
-    delay: Duration,
     timeout: Duration,
 }
 
@@ -247,35 +314,12 @@ impl Worker {
                 return;
             }
         };
-        let mut batch: Vec<SpanData> = Vec::new();
-        let mut due: Option<Instant> = None;
-        loop {
-            let wait = due.map_or(Duration::from_secs(3600), |d| d.saturating_duration_since(Instant::now()));
-            match self.receiver.recv_timeout(wait) {
-                Ok(Item::Span(span)) => {
-                    batch.push(*span);
-                    due.get_or_insert_with(|| Instant::now() + self.delay);
-                    if batch.len() >= BATCH {
-                        self.send(&runtime, &mut batch);
-                        due = None;
-                    }
-                }
-                Ok(Item::Flush(done)) => {
-                    // Everything queued before the flush is in the batch already.
-                    while !batch.is_empty() {
-                        self.send(&runtime, &mut batch);
-                    }
-                    due = None;
-                    let _ = done.send(());
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    self.send(&runtime, &mut batch);
-                    due = None;
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.send(&runtime, &mut batch);
-                    return;
-                }
+        while let Ok(Batch { mut spans, flushed }) = self.batches.recv() {
+            while !spans.is_empty() {
+                self.send(&runtime, &mut spans);
+            }
+            if let Some(done) = flushed {
+                let _ = done.send(());
             }
         }
     }
@@ -301,6 +345,7 @@ impl Worker {
                     tracing::info!("traces: the collector at {} takes spans again", self.url);
                 }
                 self.counters.told_dropped.store(false, Ordering::Relaxed);
+                self.counters.told_behind.store(false, Ordering::Relaxed);
             }
             Some(error) => {
                 self.counters.failed.fetch_add(count, Ordering::Relaxed);

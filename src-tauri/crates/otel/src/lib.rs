@@ -3,12 +3,13 @@
 //! the OpenTelemetry Collector): docs/observability.md.
 //!
 //! The engine knows nothing of it: a traced run emits its events to a
-//! [`TracedSink`], which hands them on to the host's own sink and folds them into
-//! spans ([`RunSpans`], pure: times from the events, ids from the run id and the
-//! events' `seq`), and puts the finished spans in an [`Exporter`]'s bounded queue,
-//! sent in batches by a thread of its own — a collector that is down never slows a
-//! run; what it cost is counted ([`ExportStats`]). Which model and provider each
-//! agent uses is the host's to say ([`CrewFacts`]).
+//! [`TracedSink`], which hands them on to the host's own sink and puts a copy in an
+//! [`Exporter`]'s bounded queue — all a run's thread does for its trace. The
+//! exporter's threads fold them into spans ([`RunSpans`], pure: times from the
+//! events, ids from the run id and the events' `seq`) and send the spans in
+//! batches — a collector that is down never slows a run; what it cost is counted
+//! ([`ExportStats`]). Which model and provider each agent uses is the host's to
+//! say ([`CrewFacts`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -28,6 +29,7 @@
 
 mod crew;
 mod export;
+mod folding;
 mod ids;
 pub mod names;
 mod sink;

@@ -122,7 +122,8 @@ impl RunSpans {
         }
     }
 
-    /// Folds in one event; spans that it finishes go to `out`.
+    /// Folds in one event; spans that it finishes go to `out`. The run's id is
+    /// read from the leg's first event (the others' is not looked at).
     pub fn event(&mut self, event: &RunEvent, out: &mut dyn FnMut(SpanData)) {
         if self.finished {
             return;
@@ -351,6 +352,11 @@ impl RunSpans {
         }
         let at = self.last;
         self.close_all(at, None, out);
+    }
+
+    /// The leg has ended (`run_finished`, or interrupted): no event adds to it.
+    pub fn is_finished(&self) -> bool {
+        self.finished
     }
 
     /// The run's trace (invalid before its first event).

@@ -83,6 +83,12 @@ pub struct TraceStatus {
     pub exported: u64,
     /// Spans dropped because the queue was full: the collector slow or down.
     pub dropped: u64,
+    /// Run events dropped because their queue was full (the exporter could not
+    /// keep up with the runs): their runs' traces are cut short. Absent when none
+    /// were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "bigint")]
+    pub dropped_events: Option<u64>,
     /// Spans sent that the collector did not take.
     pub failed: u64,
     /// Why runs are not traced though asked to be, or the last sending error.
@@ -202,8 +208,13 @@ impl Api {
                 let current = lock(&self.traces.current);
                 if let Some((_, exporter)) = current.as_ref().filter(|(config, _)| *config == target.config) {
                     let stats = exporter.stats();
-                    (status.exported, status.dropped, status.failed, status.problem) =
-                        (stats.exported, stats.dropped, stats.failed, stats.last_error);
+                    (status.exported, status.dropped, status.dropped_events, status.failed, status.problem) = (
+                        stats.exported,
+                        stats.dropped,
+                        (stats.dropped_events > 0).then_some(stats.dropped_events),
+                        stats.failed,
+                        stats.last_error,
+                    );
                 }
             }
             Ok(None) => {}
@@ -286,6 +297,9 @@ impl Api {
         let mut lost = Vec::new();
         if stats.dropped > 0 {
             lost.push(format!("{} dropped (the queue was full)", stats.dropped));
+        }
+        if stats.dropped_events > 0 {
+            lost.push(format!("{} run events dropped (the exporter fell behind; their traces are cut)", stats.dropped_events));
         }
         if stats.failed > 0 {
             lost.push(format!("{} not taken ({})", stats.failed, stats.last_error.as_deref().unwrap_or("no reason given")));

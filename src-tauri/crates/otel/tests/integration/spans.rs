@@ -9,13 +9,13 @@ use opentelemetry::trace::{SpanId, Status};
 use opentelemetry::Value;
 use opentelemetry_sdk::trace::SpanData;
 
-fn facts() -> CrewFacts {
+pub(crate) fn facts() -> CrewFacts {
     let agent =
         |id: &str, name: &str| AgentFacts { id: id.into(), name: name.into(), model: "gpt-4o-mini".into(), provider: "openai".into() };
     CrewFacts { name: "Exam".into(), agents: vec![agent("teacher", "Teacher"), agent("student", "Student")] }
 }
 
-fn at(kinds: Vec<(u64, EventKind)>) -> Vec<RunEvent> {
+pub(crate) fn at(kinds: Vec<(u64, EventKind)>) -> Vec<RunEvent> {
     kinds
         .into_iter()
         .enumerate()
@@ -49,7 +49,7 @@ fn named<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
         .unwrap_or_else(|| panic!("no span {name}: {:?}", spans.iter().map(|s| &s.name).collect::<Vec<_>>()))
 }
 
-fn exam() -> Vec<RunEvent> {
+pub(crate) fn exam() -> Vec<RunEvent> {
     let (teacher, student) = (AgentId::from("teacher"), AgentId::from("student"));
     at(vec![
         (0, EventKind::RunStarted { crew: "Exam".into(), input: "Start the exam".into() }),
