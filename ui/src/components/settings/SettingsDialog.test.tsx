@@ -438,12 +438,14 @@ describe("Settings · traces", () => {
         exported: 1204n,
         dropped: 38n,
         failed: 512n,
+        dropped_events: 2500n,
         problem: "HTTP export failed: error sending request for url (http://127.0.0.1:4318/v1/traces): tcp connect error: Connection refused (os error 111)",
       },
     };
     render(<SettingsDialog onClose={() => {}} />);
     const form = await traces();
     await waitFor(() => expect(status(form)).toContain("So far 1,204 spans sent · 38 spans dropped because the collector did not keep up · 512 spans not taken by the collector."));
+    expect(status(form)).toContain("2,500 events of runs were left out because the traces could not be sent as fast as the runs went: those runs' traces end early.");
     expect(status(form)).toContain("The collector could not be reached: is it running, and is the address right?");
     // The exact message stays there for whoever wants it.
     expect(status(form)).toContain("Connection refused (os error 111)");

@@ -67,6 +67,11 @@ export function statusLines(view: TracesView): string[] {
           ...(Number(status.failed) > 0 ? [`${spans(status.failed)} not taken by the collector`] : []),
         ].join(" · ")}.`,
   );
+  const cut = Number(status.dropped_events ?? 0);
+  if (cut > 0)
+    lines.push(
+      `${cut.toLocaleString("en-US")} ${cut === 1 ? "event" : "events"} of runs were left out because the traces could not be sent as fast as the runs went: those runs' traces end early.`,
+    );
   if (status.capture_content)
     lines.push(
       settings.capture_content
