@@ -43,8 +43,8 @@ use tools::RESUME_RUN;
 #[derive(Clone)]
 pub struct CrewTools {
     api: Api,
-    /// The model each run of this server was called with, for `resume_run` to go
-    /// on alike when it names none.
+    /// The model each paused run of this server was called with, for `resume_run`
+    /// to go on alike when it names none (kept only while the run waits).
     models: Arc<Mutex<HashMap<String, Option<String>>>>,
 }
 
@@ -81,9 +81,7 @@ impl CrewTools {
         let model = text_argument(arguments, "model")?;
         let options = self.api.call_options(&path, model.as_deref()).map_err(|e| e.message)?;
         let outcome = self.api.call_crew(&path, &input, options, |news| progress.tell(news), cancel).await.map_err(|e| e.message)?;
-        if let Ok(mut models) = self.models.lock() {
-            models.insert(outcome.run_id.clone(), model);
-        }
+        self.remember(&outcome, model);
         Ok(outcome)
     }
 
@@ -95,7 +93,20 @@ impl CrewTools {
         let remembered = self.models.lock().ok().and_then(|m| m.get(&run_id).cloned()).flatten();
         let model = text_argument(arguments, "model")?.or(remembered);
         let id = RunId::from(run_id.as_str());
-        self.api.call_resume(&id, &input, model.as_deref(), |news| progress.tell(news), cancel).await.map_err(|e| e.message)
+        let outcome =
+            self.api.call_resume(&id, &input, model.as_deref(), |news| progress.tell(news), cancel).await.map_err(|e| e.message)?;
+        self.remember(&outcome, model);
+        Ok(outcome)
+    }
+
+    /// Keeps the model of a run that waits for a person; forgets it once it goes on.
+    fn remember(&self, outcome: &CallOutcome, model: Option<String>) {
+        let Ok(mut models) = self.models.lock() else { return };
+        if outcome.waiting.is_some() {
+            models.insert(outcome.run_id.clone(), model);
+        } else {
+            models.remove(&outcome.run_id);
+        }
     }
 }
 
