@@ -257,6 +257,18 @@ impl Connection {
                 },
             }
         };
+        // The server's last words may still be on their way to `heard`: the SDK hands
+        // each notification to a task of its own, so the answer can come first. What
+        // is there by now, or once those tasks had their turn, is passed on.
+        for _ in 0..4 {
+            while let Ok(p) = heard.try_recv() {
+                progress(p);
+            }
+            tokio::task::yield_now().await;
+        }
+        while let Ok(p) = heard.try_recv() {
+            progress(p);
+        }
         if let Ok(mut calls) = self.listener.0.progress.lock() {
             calls.remove(&token);
         }

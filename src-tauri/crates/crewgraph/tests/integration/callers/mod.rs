@@ -281,6 +281,15 @@ routing:
         db = crews.dir.path().join("called.db").display(),
     );
     std::fs::write(desk.join("desk.yaml"), crew).unwrap();
+    // The called exam takes a moment over its last reply, as a model would: its
+    // progress notes are then well on their way before its answer.
+    let exam_script = std::fs::read_to_string(crews.crews().join("scripts/exam.yaml")).unwrap();
+    let slow_end = exam_script.replace(
+        "- \"Both right: your score is 2/2. That is the end of the exam. [END_EXAM]\"",
+        "- { content: \"Both right: your score is 2/2. That is the end of the exam. [END_EXAM]\", delay_ms: 300 }",
+    );
+    assert_ne!(slow_end, exam_script, "the exam's script still ends as this test expects");
+    std::fs::write(crews.crews().join("scripts/exam.yaml"), slow_end).unwrap();
     let script = "replies:\n  clerk:\n    - { content: \"Asking the exam crew.\", tool_calls: [{ name: crews.exam, arguments: { input: \"Start the exam\", model: simulate } }] }\n    - \"The exam crew says it is over. [DONE]\"\n";
     std::fs::write(desk.join("scripts/desk.yaml"), script).unwrap();
     let db = crews.db();
