@@ -1,7 +1,8 @@
 //! Sending spans: [`Exporter`], the queue traced runs put their events in and the
-//! two threads of its own behind it. A run's thread only copies each event into a
-//! bounded queue ([`TracedSink`](crate::TracedSink)) — never waits, never folds:
-//! when the queue is full the event is dropped and counted. The first thread
+//! two threads of its own behind it. A run's thread only hands each stored step's
+//! events over to a bounded queue ([`TracedSink`](crate::TracedSink)) — never
+//! copies, never waits, never folds: when the queue is full the events are dropped
+//! and counted. The first thread
 //! (`crewgraph-otel-fold`, [`crate::folding`]) folds each leg's events into spans
 //! and gathers them in batches; the second (`crewgraph-otel`) sends each batch as
 //! one OTLP/HTTP (protobuf) request with the `opentelemetry-otlp` exporter. When

@@ -179,7 +179,7 @@ pub async fn start_run_for(
     run.add(Message::user(input));
     let first = run.take_step();
     deps.store.create_run(&record, &first).await?;
-    run.committed(&first);
+    deps.sink.committed_events(first.events);
     run.drive().await
 }
 
@@ -330,12 +330,6 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn committed(&self, step: &StepRecord) {
-        if let Some(last) = step.events.last() {
-            self.deps.sink.committed(last.seq);
-        }
-    }
-
     /// Steps until the run ends or pauses, committing each.
     pub(crate) async fn drive(&mut self) -> Result<RunOutcome, RunError> {
         while self.snapshot.status == RunStatus::Running {
@@ -356,7 +350,7 @@ impl<'a> Run<'a> {
             }
             let step = self.take_step();
             self.deps.store.append_step(&step).await?;
-            self.committed(&step);
+            self.deps.sink.committed_events(step.events);
         }
         Ok(RunOutcome {
             run_id: self.id.clone(),

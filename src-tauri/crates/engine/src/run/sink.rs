@@ -14,6 +14,16 @@ pub trait EventSink: Send + Sync {
 
     /// Every event up to and including `seq` is now in the store.
     fn committed(&self, _seq: u64) {}
+
+    /// A step is stored: its events (those emitted since the last step), handed
+    /// over because the run has no further use for them. A sink that keeps events
+    /// (a trace) takes them here rather than copying each one as it is emitted. By
+    /// default, [`committed`](Self::committed) with the last one's `seq`.
+    fn committed_events(&self, events: Vec<RunEvent>) {
+        if let Some(last) = events.last() {
+            self.committed(last.seq);
+        }
+    }
 }
 
 /// Drops every event.

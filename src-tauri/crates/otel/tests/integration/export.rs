@@ -82,8 +82,8 @@ fn a_traced_leg_reaches_the_collector_as_its_spans() {
     for event in &events {
         sink.emit(event);
     }
-    // Handed on when the step is committed, not only when the sink goes.
-    sink.committed(events.last().unwrap().seq);
+    // Handed on when the step is stored, not only when the sink goes.
+    sink.committed_events(events);
     assert!(exporter.flush(Duration::from_secs(10)), "flushed in time");
     let stats = exporter.stats();
     assert_eq!((stats.exported, stats.dropped, stats.dropped_events, stats.failed), (4, 0, 0, 0), "the run, two turns, a tool call");
@@ -102,16 +102,22 @@ fn a_leg_cut_short_ends_its_open_spans_when_its_sink_goes() {
     let collector = Collector::taking();
     let exporter = Exporter::start(&ExportConfig::new(collector.url())).unwrap();
     let sink = TracedSink::new(Arc::new(NullSink), exporter.clone(), &facts(), false);
-    // Started, a turn begun — then the host stops the leg: no run_finished.
-    for event in exam().into_iter().take(2) {
-        sink.emit(&event);
+    // Started and stored, a turn stored — then one more begun, never stored, and
+    // the host stops the leg: no run_finished.
+    let mut events = exam().into_iter();
+    let (started, turn, unstored) = (events.next().unwrap(), events.next().unwrap(), events.next().unwrap());
+    for event in [&started, &turn, &unstored] {
+        sink.emit(event);
     }
+    sink.committed_events(vec![started]);
+    sink.committed_events(vec![turn]);
     assert!(exporter.flush(Duration::from_secs(10)));
     assert_eq!(exporter.stats().exported, 0, "nothing is finished while the leg goes on");
     drop(sink);
     assert!(exporter.flush(Duration::from_secs(10)));
     assert_eq!(exporter.stats().exported, 2, "the run and the turn, ended where the leg stood");
     assert!(collector.has_span("run-7", 0) && collector.has_span("run-7", 1));
+    assert!(!collector.has_span("run-7", unstored.seq), "what the store does not hold, the trace does not either");
 }
 
 #[test]
@@ -119,7 +125,8 @@ fn a_collector_that_does_not_answer_never_makes_the_run_wait_and_what_is_lost_is
     // Takes connections (the kernel's backlog) and never answers them.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let mut config = ExportConfig::new(format!("http://{}", silent.local_addr().unwrap()));
-    config.timeout = Duration::from_millis(300);
+    // Waiting for it even once would take a minute.
+    config.timeout = Duration::from_secs(60);
     config.delay = Duration::from_millis(1);
     config.queue = 512;
     let exporter = Exporter::start(&config).unwrap();
@@ -136,14 +143,19 @@ fn a_collector_that_does_not_answer_never_makes_the_run_wait_and_what_is_lost_is
     let started = Instant::now();
     for n in 0..2000 {
         let sink = TracedSink::new(Arc::new(NullSink), exporter.clone(), &facts(), false);
-        for event in leg(n) {
-            sink.emit(&event);
+        let events: Vec<RunEvent> = leg(n).collect();
+        for event in &events {
+            sink.emit(event);
         }
+        sink.committed_events(events);
     }
     let took = started.elapsed();
-    assert!(took < Duration::from_millis(250), "4,000 spans' events put in the queue in {took:?}, never waiting for the collector");
+    assert!(took < Duration::from_secs(30), "4,000 spans' events put in the queue in {took:?}, never waiting for the collector");
     // Batches of 512 spans: one being sent, one waiting; the rest dropped.
-    std::thread::sleep(Duration::from_millis(500));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while exporter.stats().dropped == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let stats = exporter.stats();
     assert!(stats.dropped > 0, "spans the collector had no room for: {stats:?}");
     assert_eq!(stats.exported, 0, "{stats:?}");
