@@ -3,4 +3,4 @@
 /**
  * What an edge is.
  */
-export type EdgeKind = "signal" | "fallback" | "group_next" | "membership" | "terminal" | "waits" | "score" | "finalize" | "assign";
+export type EdgeKind = "signal" | "fallback" | "group_next" | "membership" | "terminal" | "waits" | "score" | "finalize" | "assign" | "asks";

@@ -229,7 +229,7 @@ export function removeFallback(spec: CrewSpec, from: string, to: string): EditRe
 }
 
 /** What an edge of the engine's graph is in the crew file; null for the edges a
- * routing strategy draws (score, finalize, assign), which are not edited. */
+ * routing strategy draws (score, finalize, assign, asks), which are not edited. */
 export function edgeToEdit({ view: edge, source, target }: Arrow): EdgeRef | null {
   const sourceAgent = source.agent;
   const sourceGroup = source.group;

@@ -30,6 +30,7 @@ const kindColor: Record<Exclude<EdgeKind, "signal">, string> = {
   score: "#db2777",
   finalize: "#64748b",
   assign: "#0891b2",
+  asks: "#0891b2",
 };
 
 /** Plain words for the edges that are not signals, for the legend. */
@@ -42,6 +43,7 @@ export const kindWords: Record<Exclude<EdgeKind, "signal">, string> = {
   score: "the supervisor may pick this specialist",
   finalize: "the specialist's answer goes on to be finalized",
   assign: "the router may give the work to this agent",
+  asks: "the person's request goes to the router, which picks who works on it",
 };
 
 export function edgeColor(edge: Pick<ViewEdge, "kind" | "behavior">): string {
@@ -51,7 +53,7 @@ export function edgeColor(edge: Pick<ViewEdge, "kind" | "behavior">): string {
 
 /** Dashed for the edges that are not a signal's direct route. */
 export function edgeDashed(edge: Pick<ViewEdge, "kind">): boolean {
-  return edge.kind === "fallback" || edge.kind === "membership" || edge.kind === "score" || edge.kind === "assign";
+  return edge.kind === "fallback" || edge.kind === "membership" || edge.kind === "score" || edge.kind === "assign" || edge.kind === "asks";
 }
 
 /** Descriptions longer than this stay in the tooltip and the inspector. */

@@ -136,9 +136,23 @@ describe("applyRunEvent: each event type", () => {
         { type: "run_finished", status: "completed", final_agent: "writer", handoffs: 1, steps: 2 },
       ]),
     );
-    expect(view.edges).toEqual({ "router→writer": 1, "router→end": 1 });
+    expect(view.edges).toEqual({ "researcher→router": 1, "router→writer": 1, "router→end": 1 });
+    expect(view.handoffs[0].edges).toEqual(["researcher→router", "router→writer"]);
     expect(view.handoffs[0].decision?.reasoning).toBe("the notes are ready for writing");
     expect(view.result?.decision?.chosen).toBe("complete");
+  });
+
+  it("a router that completes the work after the entry point's turn lights the entry point's arrow to it, then router → End", () => {
+    const view = fromEvents(
+      events([
+        { type: "run_started", crew: "Desk", input: "Hi" },
+        { type: "agent_started", agent: "lead", step: 1 },
+        { type: "agent_response", agent: "lead", content: "Hello." },
+        { type: "routing_decision", strategy: "gatekeeper", chosen: "complete", reasoning: "nothing to do" },
+        { type: "run_finished", status: "completed", final_agent: "lead", handoffs: 0, steps: 1 },
+      ]),
+    );
+    expect(view.edges).toEqual({ "lead→router": 1, "router→end": 1 });
   });
 
   it("a broadcast counts an arrow to each target", () => {

@@ -536,14 +536,21 @@ function tallied(usage: RunUsage, turn: Turn): RunUsage {
   return { agents: { ...usage.agents, [turn.agent]: add(usage.agents[turn.agent] ?? noUsage) }, total: add(usage.total) };
 }
 
+/** Under a router: the entry point's arrow to the router when `agent` — whose turn
+ * the router has just decided after — is the entry point (the run's first turn). */
+function asked(s: RunView, agent: string): string[] {
+  return agent !== "" && s.turns[0]?.agent === agent ? [edgeKey(agent, "router")] : [];
+}
+
 function handoff(s: RunView, event: EventOf<"handoff">): RunView {
   const turn = latestTurn(s, event.from);
   const decision = s.decision;
   const routed = decision !== null && (decision.strategy === "llm" || decision.strategy === "gatekeeper");
   // A broadcast goes to several agents at once ("a, b"); a router's choice is drawn
-  // as the router's arrow to the agent.
+  // as the router's arrow to the agent (after the entry point's arrow to the router,
+  // when the choice follows its turn).
   const targets = event.to.split(", ").filter(Boolean);
-  const keys = targets.map((to) => edgeKey(routed ? "router" : event.from, to));
+  const keys = [...(routed ? asked(s, event.from) : []), ...targets.map((to) => edgeKey(routed ? "router" : event.from, to))];
   const record: Handoff = {
     kind: "transfer",
     seq: event.seq,
@@ -597,7 +604,7 @@ function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
 
   let keys: string[] = [];
   if (event.status === "terminated" && final && signal?.behavior === "terminate") keys = [edgeKey(final, "end")];
-  if (event.status === "completed") keys = [routed ? edgeKey("router", "end") : edgeKey(final ?? "", "end")];
+  if (event.status === "completed") keys = routed ? [...asked(s, final ?? ""), edgeKey("router", "end")] : [edgeKey(final ?? "", "end")];
   // The move to End, on the tracker: what ended it (a signal, the router, the last agent).
   const ending = keys.length > 0 && (final || routed);
   const endReason = signal ? signal.signal : routed ? "the work is done" : "finished the work";

@@ -44,41 +44,21 @@ fn unreachable(report: &Value) -> Vec<(String, String)> {
 }
 
 #[test]
-fn every_example_crew_has_every_arrow_taken_but_a_router_s_arrow_back_to_the_entry_point() {
+fn every_example_crew_has_every_arrow_taken() {
     let sandbox = Sandbox::new();
     let crews = examples();
     assert!(crews.len() >= 9, "{crews:?}");
-    // Under `llm` and `gatekeeper` the router is drawn assigning every agent, the entry
-    // point too; but the entry point is never handed work again (routing.md): the one
-    // arrow no run can take in the examples.
-    let expected: &[(&str, &str, &str)] = &[
-        (
-            "crews/gatekeeper-desk.yaml",
-            "assign:router:agent:desk",
-            "the gatekeeper never hands work to Front desk: the entry point takes the person's request and is never handed work again",
-        ),
-        (
-            "crews/note-desk.yaml",
-            "assign:router:agent:lead",
-            "the router never hands work to Lead: the entry point takes the person's request and is never handed work again",
-        ),
-    ];
+    // Under `llm` and `gatekeeper` the entry point asks the router and is never
+    // handed work again (routing.md): no arrow is drawn that no run can take.
     for crew in &crews {
         let run = test(&sandbox, &[crew, "--json"]);
         let report: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{crew}: one JSON document ({e}): {run:?}"));
-        let never = unreachable(&report);
-        let wanted: Vec<(String, String)> =
-            expected.iter().filter(|(c, _, _)| c == crew).map(|(_, arrow, why)| (arrow.to_string(), why.to_string())).collect();
-        assert_eq!(never, wanted, "{crew}");
-        assert_eq!(run.code, if wanted.is_empty() { 0 } else { 1 }, "{crew}: {}", run.stderr);
-        assert_eq!(report["passed"], wanted.is_empty(), "{crew}");
+        assert_eq!(unreachable(&report), Vec::<(String, String)>::new(), "{crew}");
+        assert_eq!(run.code, 0, "{crew}: {}", run.stderr);
+        assert_eq!(report["passed"], true, "{crew}");
         // Every scenario took its arrow and ended as planned, in a final status.
         let scenarios = report["scenarios"].as_array().unwrap();
-        assert_eq!(
-            scenarios.len() + wanted.len(),
-            report["arrows"].as_array().unwrap().len(),
-            "{crew}: one scenario per arrow a run can take"
-        );
+        assert_eq!(scenarios.len(), report["arrows"].as_array().unwrap().len(), "{crew}: one scenario per arrow");
         for scenario in scenarios {
             assert_eq!(
                 (scenario["passed"].clone(), scenario["took_arrow"].clone()),

@@ -423,17 +423,22 @@ fn winning_request(crew: &Crew, specialist: &AgentId) -> (String, Option<AgentId
 }
 
 /// Under `llm` and `gatekeeper`: after any agent's turn the router hands the work to
-/// any agent but the entry point, or completes it.
+/// any agent but the entry point, or completes it; the entry point's turn goes to
+/// the router along its own arrow.
 fn routed_moves(crew: &Crew, arrows: &Arrows) -> Vec<Move> {
     let mut moves = Vec::new();
     for agent in &crew.agents {
+        let asks = || arrows.between(EdgeKind::Asks, &agent_node(agent.id.as_str()), "router").map(|e| e.id.clone());
         for to in crew.agents.iter().filter(|a| a.id != crew.entry_point) {
             moves.push(Move {
                 from: agent.id.clone(),
                 says: vec![(agent.id.clone(), Say::Work)],
                 decisions: vec![Decide::Assign(to.id.clone())],
                 input: None,
-                arrows: arrows.between(EdgeKind::Assign, "router", &agent_node(to.id.as_str())).map(|e| e.id.clone()).into_iter().collect(),
+                arrows: asks()
+                    .into_iter()
+                    .chain(arrows.between(EdgeKind::Assign, "router", &agent_node(to.id.as_str())).map(|e| e.id.clone()))
+                    .collect(),
                 to: Place::Agent(to.id.clone()),
                 pauses: false,
                 transfers: 1,
@@ -444,7 +449,7 @@ fn routed_moves(crew: &Crew, arrows: &Arrows) -> Vec<Move> {
             says: vec![(agent.id.clone(), Say::Work)],
             decisions: vec![Decide::Complete],
             input: None,
-            arrows: arrows.between(EdgeKind::Assign, "router", "end").map(|e| e.id.clone()).into_iter().collect(),
+            arrows: asks().into_iter().chain(arrows.between(EdgeKind::Assign, "router", "end").map(|e| e.id.clone())).collect(),
             to: Place::End(RunStatus::Completed),
             pauses: false,
             transfers: 0,
@@ -754,11 +759,6 @@ impl Planner<'_> {
                 None => "its agent is not in the crew".into(),
             },
             EdgeKind::GroupNext | EdgeKind::Membership => format!("no signal a run acts on starts the group {}", name(&edge.source)),
-            EdgeKind::Assign if edge.target == agent_node(crew.entry_point.as_str()) => format!(
-                "the {} never hands work to {}: the entry point takes the person's request and is never handed work again",
-                name("router").to_lowercase(),
-                name(&edge.target)
-            ),
             EdgeKind::Assign if limit(crew) == 0 => format!("{}: the first decision can only complete the work", limit_words(crew)),
             _ => format!("no run takes it from {}", name(&edge.source)),
         }
@@ -849,15 +849,13 @@ mod tests {
     }
 
     #[test]
-    fn under_a_router_the_entry_point_is_never_assigned() {
+    fn under_a_router_the_entry_point_asks_and_is_never_assigned() {
         let (_, _, plan) = planned("entry_point: lead\nrouting: {strategy: llm}\nagents: [{id: lead}, {id: w}]\n");
-        assert_eq!(
-            reasons(&plan),
-            [(
-                "assign:router:agent:lead".to_owned(),
-                "the router never hands work to lead: the entry point takes the person's request and is never handed work again".to_owned()
-            )]
-        );
+        assert!(plan.unreachable.is_empty(), "{:?}", reasons(&plan));
+        let arrows: Vec<&str> = plan.scenarios.iter().map(|s| s.arrow.as_str()).collect();
+        assert!(!arrows.contains(&"assign:router:agent:lead"), "no arrow hands the entry point work: {arrows:?}");
+        let asks = plan.scenarios.iter().find(|s| s.arrow == "asks:lead:router").unwrap();
+        assert_eq!((asks.decisions.len(), &asks.ending), (1, &Ok(RunStatus::Completed)), "the first decision takes it");
         let w = plan.scenarios.iter().find(|s| s.arrow == "assign:router:agent:w").unwrap();
         assert_eq!(w.decisions.len(), 2);
         assert_eq!(w.ending, Ok(RunStatus::Completed));

@@ -82,6 +82,8 @@ pub fn tally(crew: &Crew, view: &GraphView, events: &[RunEvent]) -> Tally {
     let mut signalled: HashMap<AgentId, (String, Behavior)> = HashMap::new();
     // The strategy of a routing decision not yet followed by its handoff.
     let mut decision: Option<Strategy> = None;
+    // The agent whose reply came last (a router decides after it).
+    let mut replied: Option<AgentId> = None;
     let mut in_group: Option<String> = None;
     let mut after_group: Option<String> = None;
     let id = |edge: Option<&crate::graph::ViewEdge>| edge.map(|e| e.id.clone());
@@ -90,7 +92,12 @@ pub fn tally(crew: &Crew, view: &GraphView, events: &[RunEvent]) -> Tally {
             EventKind::SignalMatched { agent, signal, behavior, .. } => {
                 signalled.insert(agent.clone(), (signal.to_string(), *behavior));
             }
-            EventKind::RoutingDecision { strategy, .. } => decision = Some(*strategy),
+            EventKind::RoutingDecision { strategy, .. } => {
+                decision = Some(*strategy);
+                if let (Strategy::Llm | Strategy::Gatekeeper, Some(agent)) = (strategy, &replied) {
+                    out.take(id(arrows.between(EdgeKind::Asks, &agent_node(agent.as_str()), "router")).as_deref());
+                }
+            }
             EventKind::Handoff { from, to, reason, .. } => {
                 out.handoffs += 1;
                 let source = agent_node(from.as_str());
@@ -128,6 +135,7 @@ pub fn tally(crew: &Crew, view: &GraphView, events: &[RunEvent]) -> Tally {
                 }
             }
             EventKind::AgentResponse { agent, content, usage } => {
+                replied = Some(agent.clone());
                 out.usage = Usage::add(out.usage, *usage);
                 let entry = out.replies.entry(agent.clone()).or_default();
                 entry.replies += 1;

@@ -63,6 +63,10 @@ pub enum GraphEdge {
     Finalize,
     /// `llm` / `gatekeeper`: the router may assign this agent (or end the run).
     Assign,
+    /// `llm` / `gatekeeper`: from the entry point, which takes the person's request,
+    /// to the router, which decides who works on it next (the entry point is never
+    /// assigned work again).
+    Asks,
 }
 
 /// A crew's routes as a graph.
@@ -213,7 +217,10 @@ impl CrewGraph {
             Strategy::Llm | Strategy::Gatekeeper => {
                 let router = self.special(GraphNode::Router);
                 for agent in &crew.agents {
-                    if let Some(&node) = self.agents.get(&agent.id) {
+                    let Some(&node) = self.agents.get(&agent.id) else { continue };
+                    if agent.id == crew.entry_point {
+                        self.graph.add_edge(node, router, GraphEdge::Asks);
+                    } else {
                         self.graph.add_edge(router, node, GraphEdge::Assign);
                     }
                 }

@@ -51,6 +51,8 @@ pub enum EdgeKind {
     Finalize,
     /// `llm` / `gatekeeper`: the router may assign this agent.
     Assign,
+    /// `llm` / `gatekeeper`: the entry point's request goes to the router.
+    Asks,
 }
 
 /// A parallel group's settings, for its frame.
@@ -243,6 +245,7 @@ impl CrewGraph {
                 GraphEdge::Score => plain(EdgeKind::Score, "best match", "score"),
                 GraphEdge::Finalize => plain(EdgeKind::Finalize, "answer", "finalize"),
                 GraphEdge::Assign => plain(EdgeKind::Assign, "assigns", "assign"),
+                GraphEdge::Asks => plain(EdgeKind::Asks, "asks", "asks"),
             });
         }
         GraphView { nodes, edges }

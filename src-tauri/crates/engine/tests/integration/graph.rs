@@ -136,7 +136,7 @@ routing:
 }
 
 #[test]
-fn router_strategies_draw_a_router_that_assigns_every_agent_and_can_end() {
+fn router_strategies_draw_a_router_the_entry_point_asks_that_assigns_every_other_agent_and_can_end() {
     for (strategy, label) in [("llm", "Router"), ("gatekeeper", "Gatekeeper")] {
         let yaml = format!(
             "entry_point: a\nagents:\n  - id: a\n  - id: b\nrouting:\n  strategy: {strategy}\n  gatekeeper: {{ url: 'http://127.0.0.1:9/route' }}\n"
@@ -146,7 +146,14 @@ fn router_strategies_draw_a_router_that_assigns_every_agent_and_can_end() {
         assert_eq!(router.label, label);
         let mut assigned: Vec<_> = view.edges.iter().filter(|e| e.kind == EdgeKind::Assign).map(|e| e.target.as_str()).collect();
         assigned.sort();
-        assert_eq!(assigned, ["agent:a", "agent:b", "end"], "{strategy}");
+        assert_eq!(assigned, ["agent:b", "end"], "{strategy}: never the entry point, which is never handed work again");
+        let asks: Vec<_> = view
+            .edges
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Asks)
+            .map(|e| (e.source.as_str(), e.target.as_str(), e.label.as_str()))
+            .collect();
+        assert_eq!(asks, [("agent:a", "router", "asks")], "{strategy}");
     }
 }
 
