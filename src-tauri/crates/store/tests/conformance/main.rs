@@ -1,13 +1,15 @@
 //! The `RunStore` conformance suite (STYLE.md habit 12): the contract's tests are
 //! written once, over a fresh store, and run against every implementation — the
-//! SQLite store on real files in temporary folders, and the engine's in-memory
-//! store — so both keep the same promises.
+//! SQLite store on real files in temporary folders, the engine's in-memory store,
+//! and the PostgreSQL store on a real server the tests start themselves (one per
+//! test binary, a new database per test: `crewgraph_store_postgres::testing`) — so
+//! all three keep the same promises.
 //!
 //! - [`round_trip`]: what is written comes back exactly; listing; unknown ids.
 //! - [`order`]: every way a step can fail to continue a run, and that nothing of it
 //!   is written then.
 //! - [`claim`]: the compare-and-set that keeps two resumes apart.
-//! - [`concurrency`]: many runs writing at once.
+//! - [`concurrency`]: many runs writing at once, and two writers racing on one run.
 //!
 //! SQLite only: [`sqlite_files`] (reopening, damaged, locked and unwritable files),
 //! [`sqlite_writes`] (group commit, bytes per step, reads beside a writer),
@@ -24,8 +26,8 @@ mod sqlite_tables;
 mod sqlite_writes;
 mod support;
 
-/// Instantiates each contract test once per store: `memory_store::name` and
-/// `sqlite_store::name`.
+/// Instantiates each contract test once per store: `memory_store::name`,
+/// `sqlite_store::name` and `postgres_store::name`.
 macro_rules! for_every_store {
     ($($module:ident::$test:ident),* $(,)?) => {
         mod memory_store {
@@ -41,6 +43,14 @@ macro_rules! for_every_store {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $test() {
                     crate::$module::$test(crate::support::sqlite()).await
+                }
+            )*
+        }
+        mod postgres_store {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    crate::$module::$test(crate::support::postgres(stringify!($test)).await).await
                 }
             )*
         }
@@ -72,4 +82,5 @@ for_every_store!(
     claim::of_two_concurrent_claims_exactly_one_wins,
     claim::claiming_an_unknown_run_is_no_such_run,
     concurrency::many_runs_appending_at_once_keep_every_event_in_order,
+    concurrency::two_writers_continuing_one_run_at_the_same_seq_exactly_one_wins,
 );

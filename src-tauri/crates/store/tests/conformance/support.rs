@@ -1,5 +1,5 @@
 //! What the tests share: the stores under test ([`Subject`], made fresh per test by
-//! [`memory`] and [`sqlite`]), and [`Run`], a run written step by step that keeps
+//! [`memory`], [`sqlite`] and [`postgres`]), and [`Run`], a run written step by step that keeps
 //! what a correct store must then hold.
 
 use std::sync::Arc;
@@ -32,6 +32,14 @@ pub fn sqlite() -> Subject {
     let dir = temp_dir();
     let store = open_sqlite(&dir.path().join("crewgraph.db"));
     Subject { store: Arc::new(store), _dir: Some(dir) }
+}
+
+/// The PostgreSQL store on a new database (named after the test) of the server
+/// this test binary started.
+pub async fn postgres(test: &str) -> Subject {
+    let url = crewgraph_store_postgres::testing::shared().database(test).await.unwrap_or_else(|err| panic!("{err}"));
+    let store = crewgraph_store_postgres::PostgresStore::connect(&url).await.unwrap_or_else(|err| panic!("opening {url}: {err}"));
+    Subject { store: Arc::new(store), _dir: None }
 }
 
 pub fn temp_dir() -> TempDir {

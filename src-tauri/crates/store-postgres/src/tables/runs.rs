@@ -1,0 +1,177 @@
+//! The `runs` table: one row per run — how it started (the [`RunRecord`], written
+//! once) and where it stands (the [`RunSnapshot`], one small UPDATE per step).
+//!
+//! The row's `number` (an identity column) is the key of the run's rows in
+//! `steps` and `events`, and orders runs created in the same millisecond. A step
+//! moves the snapshot only if the run still stands where the step starts
+//! (`next_seq`, `history_len`), in the same UPDATE (`step.rs`); `stored_steps`
+//! numbers the next row in `steps`.
+
+use crewgraph_engine::ids::{AgentId, RunId};
+use crewgraph_engine::run::{ForkPoint, RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
+use tokio_postgres::Row;
+
+use super::events::unreadable;
+use crate::error::{from_sql_int, Fault};
+
+pub(crate) const V1: &str = "
+CREATE TABLE runs (
+    number           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id               text NOT NULL UNIQUE,
+    crew_name        text NOT NULL,
+    crew_path        text,
+    crew_fingerprint text NOT NULL,
+    input            text NOT NULL,
+    created_at       bigint NOT NULL,   -- ms since the epoch
+    forked_from      text,              -- the run it was forked from
+    forked_at        bigint,            -- the seq of the reply replaced there
+    -- the snapshot, rewritten by each step
+    status           text NOT NULL,     -- snake_case RunStatus
+    current_agent    text NOT NULL,
+    handoffs         bigint NOT NULL,
+    steps            bigint NOT NULL,
+    next_seq         bigint NOT NULL,
+    strikes          bigint NOT NULL,
+    recent           json NOT NULL,     -- the recent turns
+    history_len      bigint NOT NULL,
+    error            text,
+    updated_at       bigint NOT NULL,
+    input_tokens     bigint NOT NULL,
+    output_tokens    bigint NOT NULL,
+    cost_usd         double precision,
+    -- how many rows the run has in `steps`: the number its next step gets
+    stored_steps     bigint NOT NULL
+);
+CREATE INDEX runs_newest_first ON runs (created_at DESC, number DESC);
+";
+
+/// Where a stored run stands: what its next step must continue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Position {
+    /// The seq its next event gets.
+    pub(crate) next_seq: u64,
+    /// How many messages its history has.
+    pub(crate) history_len: u32,
+}
+
+/// Where the run stands; no row for an unknown run.
+pub(crate) const POSITION: &str = "SELECT next_seq, history_len FROM runs WHERE id = $1";
+
+/// A run's record, snapshot and history (its steps' arrays, in order), read in one
+/// statement so the snapshot and the history agree while steps land.
+pub(crate) const LOAD: &str = "
+SELECT r.id, r.crew_name, r.crew_path, r.crew_fingerprint, r.input, r.created_at, r.forked_from, r.forked_at,
+       r.status, r.current_agent, r.handoffs, r.steps, r.next_seq, r.strikes, r.recent::text, r.history_len, r.error,
+       r.updated_at, r.input_tokens, r.output_tokens, r.cost_usd,
+       ARRAY(SELECT s.history::text FROM steps s WHERE s.run = r.number ORDER BY s.step)
+FROM runs r WHERE r.id = $1";
+
+/// The column of [`LOAD`] holding the steps' history arrays.
+pub(crate) const LOAD_HISTORY: usize = 21;
+
+/// Every run, newest first (by creation time, then by the order they were stored).
+pub(crate) const LIST: &str = "
+SELECT id, crew_name, crew_path, input, status, created_at, updated_at, steps, handoffs, error,
+       input_tokens, output_tokens, cost_usd, forked_from, forked_at
+FROM runs ORDER BY created_at DESC, number DESC";
+
+/// Moves the run to `running` if its status is one of `$2`: whether it moved, and
+/// whether the run exists (the second scan sees the run as the statement began).
+pub(crate) const CLAIM: &str = "
+WITH moved AS (
+    UPDATE runs SET status = 'running' WHERE id = $1 AND status = ANY($2::text[]) RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM runs WHERE id = $1)";
+
+/// The position in a row of [`POSITION`].
+pub(crate) fn position(row: &Row) -> Result<Position, Fault> {
+    Ok(Position { next_seq: from_sql_int(get(row, 0)?, "the next seq")?, history_len: from_sql_int(get(row, 1)?, "the history length")? })
+}
+
+/// The record and snapshot in a row of [`LOAD`].
+pub(crate) fn load(row: &Row) -> Result<(RunRecord, RunSnapshot), Fault> {
+    let record = RunRecord {
+        id: RunId::new(get::<String>(row, 0)?),
+        crew_name: get(row, 1)?,
+        crew_path: get(row, 2)?,
+        crew_fingerprint: get(row, 3)?,
+        input: get(row, 4)?,
+        created_at: timestamp(row, 5, "the creation time")?,
+        forked_from: fork_point(row, 6)?,
+    };
+    let recent: String = get(row, 14)?;
+    let recent: Vec<Turn> =
+        serde_json::from_str(&recent).map_err(|err| Fault::Unreadable(format!("the run's recent turns cannot be read: {err}")))?;
+    let snapshot = RunSnapshot {
+        status: status(row, 8)?,
+        current_agent: AgentId::new(get::<String>(row, 9)?),
+        handoffs: number(row, 10, "the handoffs")?,
+        steps: number(row, 11, "the steps")?,
+        next_seq: number(row, 12, "the next seq")?,
+        strikes: number(row, 13, "the strikes")?,
+        recent,
+        history_len: number(row, 15, "the history length")?,
+        error: get(row, 16)?,
+        updated_at: timestamp(row, 17, "the update time")?,
+        tokens: usage(row, 18)?,
+    };
+    Ok((record, snapshot))
+}
+
+/// A run's summary from a row of [`LIST`]. This store keeps no crew revisions yet,
+/// so none is named.
+pub(crate) fn summary(row: &Row) -> Result<RunSummary, Fault> {
+    Ok(RunSummary {
+        id: RunId::new(get::<String>(row, 0)?),
+        crew_name: get(row, 1)?,
+        crew_path: get(row, 2)?,
+        input: get(row, 3)?,
+        status: status(row, 4)?,
+        created_at: timestamp(row, 5, "the creation time")?,
+        updated_at: timestamp(row, 6, "the update time")?,
+        steps: number(row, 7, "the steps")?,
+        handoffs: number(row, 8, "the handoffs")?,
+        error: get(row, 9)?,
+        tokens: usage(row, 10)?,
+        crew_revision: None,
+        forked_from: fork_point(row, 13)?,
+    })
+}
+
+/// Column `at` of `row`, as the type the store wrote there.
+pub(crate) fn get<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, at: usize) -> Result<T, Fault> {
+    row.try_get(at).map_err(unreadable)
+}
+
+/// A bigint column as the engine's number type.
+fn number<T: TryFrom<i64>>(row: &Row, at: usize, what: &str) -> Result<T, Fault> {
+    from_sql_int(get(row, at)?, what)
+}
+
+fn timestamp(row: &Row, at: usize, what: &str) -> Result<Timestamp, Fault> {
+    Ok(Timestamp(number(row, at, what)?))
+}
+
+/// The tokens and cost in columns `at`, `at + 1`, `at + 2`.
+fn usage(row: &Row, at: usize) -> Result<Usage, Fault> {
+    Ok(Usage {
+        input_tokens: number(row, at, "the input tokens")?,
+        output_tokens: number(row, at + 1, "the output tokens")?,
+        cost_usd: get(row, at + 2)?,
+    })
+}
+
+/// The fork point in columns `at` (the run) and `at + 1` (the seq), when there is one.
+fn fork_point(row: &Row, at: usize) -> Result<Option<ForkPoint>, Fault> {
+    let run: Option<String> = get(row, at)?;
+    let seq: Option<i64> = get(row, at + 1)?;
+    Ok(match (run, seq) {
+        (Some(run), Some(seq)) => Some(ForkPoint { run_id: RunId::new(run), seq: from_sql_int(seq, "the fork's seq")? }),
+        _ => None,
+    })
+}
+
+fn status(row: &Row, at: usize) -> Result<RunStatus, Fault> {
+    let text: String = get(row, at)?;
+    RunStatus::parse(&text).ok_or_else(|| Fault::Unreadable(format!("the run's status '{text}' is not one Crewgraph knows")))
+}
