@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build (and, with --test, to test)
-# Crewgraph: the Tauri system libraries, PostgreSQL's server programs, Xvfb and
-# WebKitWebDriver, then checks for Rust and Node.js. Installs only what is missing; safe to run again.
+# Crewgraph: the Tauri system libraries, PostgreSQL's server programs, Xvfb,
+# WebKitWebDriver and Redis, then checks for Rust and Node.js. Installs only what is missing; safe to run again.
 set -euo pipefail
 
 packages=(
@@ -27,6 +27,9 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(dbus-daemon gnome-keyring)
   # Python tools in their own environments: schemathesis, mcp-server-time.
   packages+=(python3-venv)
+  # The work queue across machines (crewgraph-queue): its tests start redis-server
+  # on loopback ports of their own, nothing saved; they use no system service.
+  packages+=(redis-server)
 fi
 
 missing=()

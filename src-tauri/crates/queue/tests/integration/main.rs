@@ -1,0 +1,7 @@
+//! The queue against a real `redis-server` started by each test (the `testing`
+//! feature): [`delivery`] — every job to exactly one worker, dead workers' jobs
+//! taken over after the lease; [`faults`] — a Redis restarted empty, one that is
+//! not there, entries that are not jobs.
+
+mod delivery;
+mod faults;
