@@ -24,7 +24,9 @@
 //!    saying what failed, in which database, at which host and port.
 //!
 //! Events, history messages and what the model calls were given are kept as JSON
-//! in the engine's serde forms, the same forms the SQLite store writes.
+//! in the engine's serde forms, the same forms the SQLite store writes. Besides
+//! `RunStore`, small typed methods keep crews' revisions, runtime agents and
+//! settings, each in its table's file, as in the SQLite store.
 //!
 //! ```no_run
 //! use crewgraph_engine::run::RunStore;

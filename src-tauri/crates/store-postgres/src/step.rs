@@ -31,13 +31,16 @@ use crate::error::{to_sql_int, Fault};
 use crate::tables::runs::{self, Position};
 
 /// Stores a new run and its first step (step 0); no row when the id is taken.
+/// The run's crew revision is the one of its crew with the run's fingerprint.
 /// A step's `written_at` is the server's time (ms since the epoch).
 pub(crate) const CREATE: &str = "WITH run AS (
     INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at, forked_from, forked_at,
                       status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                      input_tokens, output_tokens, cost_usd, stored_steps)
+                      input_tokens, output_tokens, cost_usd, stored_steps, crew_revision)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-            $9, $10, $11, $12, $13, $14, $15::text::json, $16, $17, $18, $19, $20, $21, 1)
+            $9, $10, $11, $12, $13, $14, $15::text::json, $16, $17, $18, $19, $20, $21, 1,
+            (SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
+             WHERE c.path = $3 AND r.fingerprint = $4))
     ON CONFLICT (id) DO NOTHING
     RETURNING number
 ), step AS (

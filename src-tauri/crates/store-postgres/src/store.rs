@@ -3,7 +3,9 @@
 //!
 //! Every method takes a connection from the pool and runs one statement on it —
 //! a step, a claim, a load are each one round trip and one transaction (`step.rs`
-//! for the writes). Statements are prepared once per connection and kept.
+//! for the writes). Statements are prepared once per connection and kept. The
+//! typed methods of the other tables (crew revisions, runtime agents, settings)
+//! are in their tables' files.
 
 use std::time::Duration;
 
@@ -82,14 +84,23 @@ impl PostgresStore {
         self.place.to_string()
     }
 
+    /// How messages name the database.
+    pub(crate) fn place(&self) -> &Place {
+        &self.place
+    }
+
     /// A connection from the pool.
-    async fn client(&self) -> Result<Object, Fault> {
+    pub(crate) async fn client(&self) -> Result<Object, Fault> {
         Ok(self.pool.get().await?)
     }
 
     /// Runs `sql` with `params` on a pooled connection (prepared once per
     /// connection) and returns its rows.
-    async fn query(&self, sql: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) -> Result<Vec<tokio_postgres::Row>, Fault> {
+    pub(crate) async fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>, Fault> {
         let client = self.client().await?;
         let statement = client.prepare_cached(sql).await?;
         Ok(client.query(&statement, params).await?)

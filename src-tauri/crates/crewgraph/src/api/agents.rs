@@ -13,6 +13,7 @@ use crewgraph_engine::ids::AgentId;
 use crewgraph_engine::load::{load_path, load_path_with, parse_yaml, Loaded, RuntimeAgentText};
 use crewgraph_engine::run::StoreError;
 use crewgraph_store::SqliteStore;
+use crewgraph_store_postgres::PostgresStore;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -44,6 +45,21 @@ impl AgentStore for SqliteStore {
 
     async fn remove_runtime_agent(&self, crew: &str, id: &AgentId) -> Result<bool, StoreError> {
         SqliteStore::remove_runtime_agent(self, crew, id).await
+    }
+}
+
+#[async_trait]
+impl AgentStore for PostgresStore {
+    async fn runtime_agents(&self, crew: &str) -> Result<Vec<(AgentId, serde_json::Value)>, StoreError> {
+        PostgresStore::runtime_agents(self, crew).await
+    }
+
+    async fn put_runtime_agent(&self, crew: &str, id: &AgentId, body: &serde_json::Value) -> Result<(), StoreError> {
+        PostgresStore::put_runtime_agent(self, crew, id, body).await
+    }
+
+    async fn remove_runtime_agent(&self, crew: &str, id: &AgentId) -> Result<bool, StoreError> {
+        PostgresStore::remove_runtime_agent(self, crew, id).await
     }
 }
 

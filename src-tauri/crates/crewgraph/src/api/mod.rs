@@ -149,6 +149,12 @@ impl Api {
         self.with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone()).with_crew_store(store).with_tool_logs(logs)
     }
 
+    /// Keeps everything in one PostgreSQL database, shared with the other machines
+    /// that open it: runs, settings, runtime agents, crew revisions (`docs/scale-out.md`).
+    pub fn with_postgres(self, store: Arc<crewgraph_store_postgres::PostgresStore>) -> Self {
+        self.with_store(store.clone()).with_settings(store.clone()).with_agents(store.clone()).with_crew_store(store)
+    }
+
     /// Tool servers write their standard error to `<logs>/<server>.log`.
     pub fn with_tool_logs(mut self, logs: impl Into<PathBuf>) -> Self {
         self.tool_host = Arc::new(McpHost::new(logs));

@@ -15,13 +15,14 @@ use crewgraph_llm::local::MODEL_NAME;
 use crewgraph_llm::settings::{masked_url, ModelConfig, ModelSettings, Price, Provider};
 use crewgraph_llm::{models, Models, Pace, Paced, ScriptedLlm};
 use crewgraph_store::SqliteStore;
+use crewgraph_store_postgres::PostgresStore;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
 use super::{Api, ApiError, ApiErrorCode, RunOptions};
 
-/// Where settings are kept (the SQLite store; a map in tests).
+/// Where settings are kept (the SQLite store, the PostgreSQL store; a map in tests).
 #[async_trait]
 pub trait SettingsStore: Send + Sync {
     async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError>;
@@ -36,6 +37,17 @@ impl SettingsStore for SqliteStore {
 
     async fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), StoreError> {
         SqliteStore::set_setting(self, key, value).await
+    }
+}
+
+#[async_trait]
+impl SettingsStore for PostgresStore {
+    async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        PostgresStore::setting(self, key).await
+    }
+
+    async fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), StoreError> {
+        PostgresStore::set_setting(self, key, value).await
     }
 }
 

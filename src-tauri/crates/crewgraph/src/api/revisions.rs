@@ -106,6 +106,17 @@ impl CrewStore for crewgraph_store::SqliteStore {
     }
 }
 
+#[async_trait::async_trait]
+impl CrewStore for crewgraph_store_postgres::PostgresStore {
+    async fn save_crew_revision(&self, revision: &NewCrewRevision) -> Result<u32, crewgraph_engine::run::StoreError> {
+        crewgraph_store_postgres::PostgresStore::save_crew_revision(self, revision).await
+    }
+
+    async fn crew_revisions(&self, path: &str) -> Result<Vec<CrewRevision>, crewgraph_engine::run::StoreError> {
+        crewgraph_store_postgres::PostgresStore::crew_revisions(self, path).await
+    }
+}
+
 /// The header of the line before each file in a revision of several files.
 const HEADER: &str = "# ";
 /// How the text of an agent added while the app runs is named in a revision.

@@ -16,6 +16,8 @@
 //! a crew's revisions side by side (`revisions`): history, comparison, restore, the runs of each.
 //! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
 //! Live runs (`live_and_stored`): a run that is not live reads as its last leg left it.
+//! PostgreSQL (`postgres`): the API on one database shared by two APIs, on a real
+//! server the test starts (issue 20).
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
 //! Callers (`callers`): crews called as MCP tools and OpenAI models by the official
@@ -55,6 +57,7 @@ mod live_and_stored;
 mod matching;
 mod models;
 mod otel_phoenix;
+mod postgres;
 mod recording;
 mod revisions;
 mod route_missed;

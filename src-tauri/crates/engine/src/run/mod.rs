@@ -15,6 +15,7 @@ pub mod breakpoints;
 pub mod calculator;
 mod calls;
 mod context;
+pub mod crew_revision;
 pub mod driver;
 pub mod event;
 pub mod history;
@@ -36,6 +37,7 @@ pub mod tools;
 
 pub use approval::{Answer, Approvals, Pending, ToolDecision};
 pub use breakpoints::Breaks;
+pub use crew_revision::{CrewRevision, NewCrewRevision};
 pub use driver::{start_run, start_run_for, CrewSource, RunDeps, RunError, RunOutcome};
 pub use event::{Candidate, EventKind, RunEvent, RunStatus};
 pub use llm::{ContextWindow, Ending, LlmClient, LlmError, LlmReply, LlmRequest, OutputSchema, TokenSink, ToolSpec, Usage};

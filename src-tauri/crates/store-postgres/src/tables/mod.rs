@@ -12,11 +12,17 @@
 //!
 //! A step updates one row of `runs`, inserts its row into `steps` and its events
 //! into `events` with one multi-row INSERT — all in one statement (`step.rs`).
+//! Crews, their revisions, runtime agents and settings have a table each, with
+//! small typed methods on [`crate::PostgresStore`], as in the SQLite store.
 //!
 //! JSON is kept in `json` columns, not `jsonb`: `json` keeps the text exactly as
 //! serde wrote it, and accepts `\u0000` in a string (a token or a tool's output may
 //! hold one), which `jsonb` refuses.
 
+pub(crate) mod crew_revisions;
+pub(crate) mod crews;
 pub(crate) mod events;
 pub(crate) mod runs;
+pub(crate) mod runtime_agents;
+pub(crate) mod settings;
 pub(crate) mod steps;

@@ -45,6 +45,18 @@ CREATE TABLE runs (
 CREATE INDEX runs_newest_first ON runs (created_at DESC, number DESC);
 ";
 
+/// The revision of its crew each run ran: the crew's revision (`crew_revisions`)
+/// whose fingerprint is the run's, found when the run is stored (`step.rs`) — the
+/// host keeps the crew's version as a revision before it starts a run. Runs stored
+/// before this column get theirs here when their crew had such a revision.
+pub(crate) const V2: &str = "
+ALTER TABLE runs ADD COLUMN crew_revision bigint;
+UPDATE runs SET crew_revision = (
+    SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
+    WHERE c.path = runs.crew_path AND r.fingerprint = runs.crew_fingerprint
+);
+";
+
 /// Where a stored run stands: what its next step must continue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Position {
@@ -72,7 +84,7 @@ pub(crate) const LOAD_HISTORY: usize = 21;
 /// Every run, newest first (by creation time, then by the order they were stored).
 pub(crate) const LIST: &str = "
 SELECT id, crew_name, crew_path, input, status, created_at, updated_at, steps, handoffs, error,
-       input_tokens, output_tokens, cost_usd, forked_from, forked_at
+       input_tokens, output_tokens, cost_usd, forked_from, forked_at, crew_revision
 FROM runs ORDER BY created_at DESC, number DESC";
 
 /// Moves the run to `running` if its status is one of `$2`: whether it moved, and
@@ -118,8 +130,7 @@ pub(crate) fn load(row: &Row) -> Result<(RunRecord, RunSnapshot), Fault> {
     Ok((record, snapshot))
 }
 
-/// A run's summary from a row of [`LIST`]. This store keeps no crew revisions yet,
-/// so none is named.
+/// A run's summary from a row of [`LIST`].
 pub(crate) fn summary(row: &Row) -> Result<RunSummary, Fault> {
     Ok(RunSummary {
         id: RunId::new(get::<String>(row, 0)?),
@@ -133,7 +144,7 @@ pub(crate) fn summary(row: &Row) -> Result<RunSummary, Fault> {
         handoffs: number(row, 8, "the handoffs")?,
         error: get(row, 9)?,
         tokens: usage(row, 10)?,
-        crew_revision: None,
+        crew_revision: get::<Option<i64>>(row, 15)?.map(|revision| from_sql_int(revision, "the crew revision")).transpose()?,
         forked_from: fork_point(row, 13)?,
     })
 }

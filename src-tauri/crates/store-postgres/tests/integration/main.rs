@@ -9,6 +9,9 @@
 //! - [`schema`]: migrations applied once, by one of two programs opening a new
 //!   database at once; a database from a newer Crewgraph, or another program's,
 //!   refused untouched.
+//! - [`tables`]: crew revisions, runtime agents and settings, as the SQLite store
+//!   keeps them; saves of one crew at once take turns.
 
 mod connect;
 mod schema;
+mod tables;

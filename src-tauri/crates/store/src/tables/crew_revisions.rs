@@ -2,8 +2,11 @@
 //! run or saved, numbered 1, 2, 3 … per crew. A revision is known by its
 //! fingerprint: saving text whose fingerprint the crew already has returns that
 //! revision's number instead of adding one (also when the crew went A → B → A).
+//! The values are the engine's ([`NewCrewRevision`], [`CrewRevision`]), which the
+//! PostgreSQL store takes and gives back too.
 
-use crewgraph_engine::run::{StoreError, Timestamp};
+use crewgraph_engine::run::StoreError;
+pub use crewgraph_engine::run::{CrewRevision, NewCrewRevision};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::crews;
@@ -23,31 +26,6 @@ CREATE TABLE crew_revisions (
     UNIQUE (crew, fingerprint)
 );
 ";
-
-/// A crew version to save.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewCrewRevision {
-    /// The crew file or folder.
-    pub path: String,
-    pub name: String,
-    /// The crew file's text (for a folder, its files as the engine joins them).
-    pub yaml: String,
-    /// The engine's fingerprint of the crew: equal fingerprints, same revision.
-    pub fingerprint: String,
-    pub saved_at: Timestamp,
-}
-
-/// A stored crew version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrewRevision {
-    /// 1, 2, 3 … per crew, in the order they were first saved.
-    pub revision: u32,
-    pub name: String,
-    pub yaml: String,
-    pub fingerprint: String,
-    /// When it was first saved.
-    pub saved_at: Timestamp,
-}
 
 fn save(conn: &Connection, new: &NewCrewRevision) -> Result<u32, Fault> {
     let crew = crews::ensure(conn, &new.path)?;
