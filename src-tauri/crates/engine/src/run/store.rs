@@ -4,8 +4,9 @@
 //! what the step added — its events, its new history entries, the small
 //! [`RunSnapshot`] — never the whole history again.
 //!
-//! Implementations: `crewgraph-store`'s SQLite store, and [`super::memory::MemoryStore`].
-//! Both pass one conformance suite. No SQLite type crosses this trait.
+//! Implementations: `crewgraph-store`'s SQLite store, `crewgraph-store-postgres`'s
+//! PostgreSQL store, and [`super::memory::MemoryStore`]. All three pass one
+//! conformance suite. No SQLite or PostgreSQL type crosses this trait.
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

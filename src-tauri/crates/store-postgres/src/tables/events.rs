@@ -45,7 +45,8 @@ pub(crate) fn read(rows: &[Row], id: &RunId) -> Result<Option<Vec<RunEvent>>, Fa
     Ok(Some(events))
 }
 
-/// A column that is not of the type the store wrote.
-pub(crate) fn unreadable(err: tokio_postgres::Error) -> Fault {
-    Fault::Unreadable(format!("a stored value is not what Crewgraph writes ({err})"))
+/// A column that is not of the type the store wrote (the driver's own message
+/// names Rust types, so it is not passed on).
+pub(crate) fn unreadable(_err: tokio_postgres::Error) -> Fault {
+    Fault::Unreadable("a stored value is not of the type Crewgraph writes there (was a column changed by another program?)".into())
 }
