@@ -350,6 +350,12 @@ enum Command {
         /// The database file (default: crewgraph.db in your data folder, or $CREWGRAPH_DB).
         #[arg(long, value_name = "PATH")]
         db: Option<PathBuf>,
+        /// Keep runs, settings and crew revisions in a PostgreSQL database shared with
+        /// other machines instead of a file (postgres://USER@HOST:PORT/DATABASE); also
+        /// read from $CREWGRAPH_STORE when no --db is given, which keeps a password out
+        /// of the process list. See docs/scale-out.md.
+        #[arg(long, value_name = "URL", conflicts_with = "db")]
+        store: Option<String>,
         /// A token every API request must then carry (Authorization: Bearer T); also
         /// read from $CREWGRAPH_TOKEN, which keeps it out of the process list.
         #[arg(long, value_name = "T")]
@@ -614,8 +620,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             AgentsAction::List { crew, json } => agents_cmd::list(&crew, json, db.as_deref()),
             AgentsAction::Remove { id, crew } => agents_cmd::remove(&id, &crew, db.as_deref()),
         }),
-        Command::Serve { addr, db, token, crews, ui, max_connections_per_client } => {
-            Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, token, crews, ui, per_client: max_connections_per_client as usize }))
+        Command::Serve { addr, db, store, token, crews, ui, max_connections_per_client } => {
+            Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, store, token, crews, ui, per_client: max_connections_per_client as usize }))
         }
         Command::Mcp { crews, db } => Ok(mcp_cmd::run(mcp_cmd::McpArgs { crews, db })),
         Command::Import { from: ImportFrom::Crewai { paths, out } } => Ok(import_cmd::crewai(&paths, out.as_deref())),

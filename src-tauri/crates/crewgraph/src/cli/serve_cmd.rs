@@ -1,5 +1,5 @@
 //! `crewgraph serve`: the HTTP + SSE server (see [`crewgraph::serve`]) over the
-//! chosen database and crews folder. It says where it listens on stdout
+//! chosen database (a file, or PostgreSQL with `--store`) and crews folder. It says where it listens on stdout
 //! (`crewgraph serve: listening on http://ADDR`), runs until SIGTERM or Ctrl-C, then
 //! interrupts the runs going on (resumable), lets the database finish its writes,
 //! and exits 0. It refuses to start (exit 2) on a non-loopback address without a token.
@@ -13,13 +13,15 @@ use std::time::Duration;
 use crewgraph::api::Api;
 use crewgraph::serve::{check_exposure, shutdown, ServeConfig, Server};
 
-use super::store::open_host;
+use super::store::open_serve_host;
 use super::terminal::{say, tell};
 
 /// What `serve` is given.
 pub struct ServeArgs {
     pub addr: SocketAddr,
     pub db: Option<PathBuf>,
+    /// A PostgreSQL database to keep runs in instead (`postgres://…`).
+    pub store: Option<String>,
     pub token: Option<String>,
     pub crews: PathBuf,
     pub ui: Option<PathBuf>,
@@ -51,11 +53,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
         tell!("crewgraph serve: {error}");
         return ExitCode::from(2);
     }
-    let (path, store, runtime) = match open_host(args.db.as_deref()) {
+    let (backing, runtime) = match open_serve_host(args.db.as_deref(), args.store.as_deref()) {
         Ok(host) => host,
         Err(error) => return fail(&error),
     };
-    let api = Api::new(&args.crews).with_sqlite(store.clone());
+    let api: Api = backing.api(&args.crews);
     let mut config = ServeConfig::new(args.addr);
     config.token = token;
     config.connections.per_client = args.per_client;
@@ -69,9 +71,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let server = Server::bind(api, config).await.map_err(|e| e.to_string())?;
         let crews = std::path::absolute(&args.crews).unwrap_or(args.crews.clone());
         tell!(
-            "crewgraph serve: crews in {}, database {}, {}",
+            "crewgraph serve: crews in {}, {}, {}",
             crews.display(),
-            path.display(),
+            backing.describe(),
             ui.map_or_else(
                 || "no web UI (build it with 'make build', or give it with --ui DIR)".to_owned(),
                 |u| format!("web UI from {}", u.display())
@@ -91,7 +93,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     // Every task (and its hold on the database) ends with the runtime; then the last
     // handle closes the database, after its writer has written all it was given.
     runtime.shutdown_timeout(Duration::from_secs(5));
-    drop(store);
+    drop(backing);
     match outcome {
         Ok(stopped) => {
             if !stopped.interrupted.is_empty() {

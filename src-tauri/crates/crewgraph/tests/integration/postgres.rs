@@ -73,3 +73,103 @@ fn a_run_through_one_api_is_seen_whole_by_another_on_the_same_database() {
         assert_eq!(detail.run.crew_revision, Some(1));
     });
 }
+
+/// `crewgraph serve --store URL ARGS` as a child (killed if a failing test leaves
+/// it), and its address once it says it listens; or, when it ends first, its exit
+/// status and standard error.
+fn serve_on_postgres(
+    fixture: &crate::serve::Fixture,
+    store: &str,
+    args: &[&str],
+) -> Result<(crate::serve::process::Served, String), (i32, String)> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = crate::serve::process::Served(
+        std::process::Command::new(env!("CARGO_BIN_EXE_crewgraph"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--store", store, "--crews", fixture.crews().to_str().unwrap()])
+            .args(args)
+            .current_dir(fixture.dir.path())
+            .env_remove("CREWGRAPH_STORE")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("crewgraph serve starts"),
+    );
+    let stdout = child.stdout.take().unwrap();
+    let (lines, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    match read.recv_timeout(crate::serve::LIMIT) {
+        Ok(line) => {
+            let addr =
+                line.strip_prefix("crewgraph serve: listening on http://").unwrap_or_else(|| panic!("unexpected first line: {line}"));
+            Ok((child, addr.to_owned()))
+        }
+        Err(_) => {
+            let status = child.wait().unwrap();
+            let mut stderr = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+            Err((status.code().unwrap_or(-1), stderr))
+        }
+    }
+}
+
+#[test]
+fn crewgraph_serve_with_store_keeps_its_runs_in_postgresql_for_every_machine() {
+    let fixture = crate::serve::Fixture::new();
+    block_on(async {
+        let url = testing::shared().database("serve").await.unwrap();
+        let (_served, addr) = serve_on_postgres(&fixture, &url, &[]).unwrap_or_else(|(code, stderr)| panic!("exit {code}: {stderr}"));
+        let http = reqwest::Client::new();
+        let script = serde_json::json!({"replies": {"writer": ["A short piece. [READY]"], "editor": ["Good. [DONE]"]}});
+        std::fs::write(fixture.crews().join("desk.yaml"), DESK).unwrap();
+        let started = http
+            .post(format!("http://{addr}/runs"))
+            .json(&serde_json::json!({"crew": "desk.yaml", "input": "Bees", "script": script}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(started.status(), reqwest::StatusCode::ACCEPTED);
+        let id = started.json::<serde_json::Value>().await.unwrap()["run_id"].as_str().unwrap().to_owned();
+        let deadline = std::time::Instant::now() + crate::serve::LIMIT;
+        loop {
+            let detail: serde_json::Value = http.get(format!("http://{addr}/runs/{id}")).send().await.unwrap().json().await.unwrap();
+            if detail["live"] == false {
+                assert_eq!(detail["run"]["status"], "terminated", "{detail}");
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "the run never ended: {detail}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        // Another machine reads it from the database: every event, in order.
+        let there = Api::new(fixture.crews()).with_postgres(Arc::new(PostgresStore::connect(&url).await.unwrap()));
+        let events = there.run_events(&crewgraph_engine::RunId::from(id.as_str()), None).await.unwrap();
+        assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), (0..events.len() as u64).collect::<Vec<_>>());
+        assert!(matches!(events.last().map(|e| &e.kind), Some(EventKind::RunFinished { status: RunStatus::Terminated, .. })));
+        assert!(!fixture.db().exists() && !fixture.dir.path().join("crewgraph.db").exists(), "no database file was made");
+    });
+}
+
+#[test]
+fn crewgraph_serve_says_in_words_when_its_postgresql_database_cannot_be_reached() {
+    let fixture = crate::serve::Fixture::new();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let Err((code, stderr)) = serve_on_postgres(&fixture, &format!("postgres://crew:hunter2@127.0.0.1:{port}/runs"), &[]) else {
+        panic!("it served with no database")
+    };
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.starts_with("crewgraph serve: "), "{stderr}");
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "names where: {stderr}");
+    assert!(!stderr.contains("hunter2"), "never the password: {stderr}");
+    // --store and --db are two answers to one question.
+    let both = std::process::Command::new(env!("CARGO_BIN_EXE_crewgraph"))
+        .args(["serve", "--store", "postgres://127.0.0.1/runs", "--db", "x.db"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"), "{}", String::from_utf8_lossy(&both.stderr));
+}
