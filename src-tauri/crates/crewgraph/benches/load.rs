@@ -260,6 +260,13 @@ impl RunStore for Discard {
     async fn claim(&self, _: &RunId, _: &[RunStatus]) -> Result<bool, StoreError> {
         Ok(false)
     }
+    async fn lease(&self, _: &RunId, owner: &str, _: std::time::Duration) -> Result<crewgraph_engine::run::LeaseOutcome, StoreError> {
+        let lease = crewgraph_engine::run::Lease { owner: owner.to_owned(), expires_at: Default::default() };
+        Ok(crewgraph_engine::run::LeaseOutcome::Granted(lease))
+    }
+    async fn release(&self, _: &RunId, _: &str) -> Result<bool, StoreError> {
+        Ok(false)
+    }
     async fn contexts(&self, _: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
         Ok(None)
     }

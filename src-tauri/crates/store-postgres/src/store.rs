@@ -2,7 +2,7 @@
 //! a pool of connections ([`deadpool_postgres`]).
 //!
 //! Every method takes a connection from the pool and runs one statement on it —
-//! a step, a claim, a load are each one round trip and one transaction (`step.rs`
+//! a step, a claim, a lease, a load are each one round trip and one transaction (`step.rs`
 //! for the writes). Statements are prepared once per connection and kept. The
 //! typed methods of the other tables (crew revisions, runtime agents, settings)
 //! are in their tables' files.
@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use crewgraph_engine::ids::RunId;
+use crewgraph_engine::run::lease::ttl_millis;
 use crewgraph_engine::run::seen::AgentContext;
-use crewgraph_engine::run::{RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun};
+use crewgraph_engine::run::{LeaseOutcome, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
@@ -21,6 +22,10 @@ use crate::error::Fault;
 use crate::schema;
 use crate::step::{self, EncodedStep, RecordRow};
 use crate::tables::{events, runs, steps};
+
+/// How often [`RunStore::lease`] asks again when its refusal was read from a run
+/// whose lease changed hands while the statement waited.
+const LEASE_ATTEMPTS: usize = 5;
 
 /// How the store connects.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,6 +174,38 @@ impl RunStore for PostgresStore {
             events::read(&rows, id)?.ok_or_else(|| Fault::Refused(StoreError::NoSuchRun(id.clone())))
         };
         read.await.map_err(|fault| fault.describe(&format!("read the events of run '{id}'"), &self.place))
+    }
+
+    async fn lease(&self, id: &RunId, owner: &str, ttl: Duration) -> Result<LeaseOutcome, StoreError> {
+        let ttl_ms = i64::try_from(ttl_millis(ttl)).unwrap_or(i64::MAX / 2);
+        let leased = async {
+            // A refusal read from the run as it stood before a lease granted meanwhile
+            // is asked again: the next statement sees that lease.
+            for _ in 0..LEASE_ATTEMPTS {
+                let rows = self.query(runs::LEASE, &[&id.as_str(), &owner, &ttl_ms]).await?;
+                let row = rows.first().ok_or_else(|| Fault::Refused(StoreError::NoSuchRun(id.clone())))?;
+                if let Some(outcome) = runs::lease_read(row, owner)? {
+                    return Ok(outcome);
+                }
+            }
+            Err(Fault::Refused(StoreError::Busy(format!(
+                "the lease of run '{id}' changed hands {LEASE_ATTEMPTS} times while {owner} asked for it"
+            ))))
+        };
+        leased.await.map_err(|fault| fault.describe(&format!("lease run '{id}' to {owner}"), &self.place))
+    }
+
+    async fn release(&self, id: &RunId, owner: &str) -> Result<bool, StoreError> {
+        let released = async {
+            let rows = self.query(runs::RELEASE, &[&id.as_str(), &owner]).await?;
+            let row = rows.first().ok_or_else(|| Fault::Unreadable("the release returned no answer".into()))?;
+            let (released, known): (bool, bool) = (runs::get(row, 0)?, runs::get(row, 1)?);
+            if !known {
+                return Err(Fault::Refused(StoreError::NoSuchRun(id.clone())));
+            }
+            Ok(released)
+        };
+        released.await.map_err(|fault| fault.describe(&format!("release {owner}'s lease on run '{id}'"), &self.place))
     }
 
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {

@@ -36,6 +36,7 @@ fn migrations() -> Migrations<'static> {
         M::up(runs::V3),
         M::up(steps::V2),
         M::up(runs::V4),
+        M::up(runs::V5),
     ])
 }
 
@@ -106,7 +107,7 @@ mod tests {
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-        assert_eq!(version, 11, "one version per migration, applied once");
+        assert_eq!(version, 12, "one version per migration, applied once");
     }
 
     #[test]
@@ -123,6 +124,27 @@ mod tests {
         let runs = crate::tables::runs::list(&conn).unwrap();
         assert_eq!(runs[0].id.as_str(), "run-old");
         assert_eq!(runs[0].tokens, crewgraph_engine::run::Usage::default());
+    }
+
+    #[test]
+    fn runs_stored_before_leases_existed_are_held_by_nobody_and_can_be_leased() {
+        use crewgraph_engine::run::{Lease, LeaseOutcome, Timestamp};
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 11).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (id, crew_name, crew_fingerprint, input, created_at, status, current_agent, handoffs, steps,
+                               next_seq, strikes, recent, history_len, updated_at, stored_steps)
+             VALUES ('run-old', 'Old', 'f', 'hi', 1, 'running', 'a', 0, 1, 3, 0, '[]', 1, 2, 1);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let id = crewgraph_engine::ids::RunId::from("run-old");
+        let mine = Lease { owner: "worker-a".into(), expires_at: Timestamp(1_500) };
+        assert_eq!(
+            crate::tables::runs::lease(&conn, &id, "worker-a", Timestamp(1_000), 500).unwrap(),
+            Some(LeaseOutcome::Granted(mine.clone()))
+        );
+        assert_eq!(crate::tables::runs::lease(&conn, &id, "worker-b", Timestamp(1_200), 500).unwrap(), Some(LeaseOutcome::Held(mine)));
     }
 
     #[test]

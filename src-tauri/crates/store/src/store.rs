@@ -1,6 +1,6 @@
 //! [`SqliteStore`]: the engine's [`RunStore`] on one SQLite file.
 //!
-//! Writes (creating a run, appending a step, claiming a run, and the typed
+//! Writes (creating a run, appending a step, claiming or leasing a run, and the typed
 //! methods of the other tables) go through the one writer ([`crate::writer`]):
 //! written at once on the caller's thread when the writer is idle (one small
 //! transaction, never a wait for another program's lock), queued for its thread
@@ -8,11 +8,15 @@
 //! blocking pool.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use crewgraph_engine::ids::RunId;
+use crewgraph_engine::run::lease::ttl_millis;
 use crewgraph_engine::run::seen::AgentContext;
-use crewgraph_engine::run::{RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Timestamp};
+use crewgraph_engine::run::{
+    LeaseOutcome, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Timestamp,
+};
 use rusqlite::Connection;
 
 use crate::checkpoint::CheckpointStats;
@@ -151,6 +155,23 @@ impl RunStore for SqliteStore {
         self.read(format!("read the events of run '{id}'"), move |conn| {
             let number = runs::number(conn, &id)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
             steps::events(conn, number, &id, after)
+        })
+        .await
+    }
+
+    async fn lease(&self, id: &RunId, owner: &str, ttl: Duration) -> Result<LeaseOutcome, StoreError> {
+        let (id, owner, ttl_ms) = (id.clone(), owner.to_owned(), ttl_millis(ttl));
+        // `now` is the writer's reading of the system clock for this transaction.
+        self.write(format!("lease run '{id}' to {owner}"), move |conn, now| {
+            runs::lease(conn, &id, &owner, now, ttl_ms)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()).into())
+        })
+        .await
+    }
+
+    async fn release(&self, id: &RunId, owner: &str) -> Result<bool, StoreError> {
+        let (id, owner) = (id.clone(), owner.to_owned());
+        self.write(format!("release {owner}'s lease on run '{id}'"), move |conn, _| {
+            runs::release(conn, &id, &owner)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()).into())
         })
         .await
     }

@@ -72,6 +72,12 @@ impl RunStore for HeldStore {
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {
         self.inner.claim(id, from).await
     }
+    async fn lease(&self, id: &RunId, owner: &str, ttl: std::time::Duration) -> Result<crewgraph_engine::run::LeaseOutcome, StoreError> {
+        self.inner.lease(id, owner, ttl).await
+    }
+    async fn release(&self, id: &RunId, owner: &str) -> Result<bool, StoreError> {
+        self.inner.release(id, owner).await
+    }
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
         self.inner.contexts(id).await
     }

@@ -3,13 +3,16 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
 use super::event::{RunEvent, RunStatus};
+use super::lease::{self, Lease, LeaseOutcome};
 use super::message::Message;
 use super::seen::AgentContext;
 use super::store::{RunRecord, RunSnapshot, RunStore, RunSummary, StepRecord, StoreError, StoredRun};
+use super::time::{Clock, SystemClock};
 use crate::ids::RunId;
 
 #[derive(Debug)]
@@ -19,6 +22,8 @@ struct Entry {
     history: Vec<Message>,
     events: Vec<RunEvent>,
     contexts: Vec<AgentContext>,
+    /// Who executes the run, until when (the system clock).
+    lease: Option<Lease>,
 }
 
 /// Runs kept in memory for the life of the process.
@@ -80,6 +85,7 @@ impl RunStore for MemoryStore {
                     history: first.history.clone(),
                     events: first.events.clone(),
                     contexts: first.contexts.clone(),
+                    lease: None,
                 },
             );
             Ok(())
@@ -142,6 +148,29 @@ impl RunStore for MemoryStore {
 
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError> {
         self.with(|_, runs| Ok(Some(runs.get(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?.contexts.clone())))
+    }
+
+    async fn lease(&self, id: &RunId, owner: &str, ttl: Duration) -> Result<LeaseOutcome, StoreError> {
+        // Decided and written under the store's lock: one answer per moment.
+        self.with(|_, runs| {
+            let entry = runs.get_mut(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+            let outcome = lease::decide(entry.lease.as_ref(), owner, SystemClock.now(), ttl);
+            if let LeaseOutcome::Granted(granted) = &outcome {
+                entry.lease = Some(granted.clone());
+            }
+            Ok(outcome)
+        })
+    }
+
+    async fn release(&self, id: &RunId, owner: &str) -> Result<bool, StoreError> {
+        self.with(|_, runs| {
+            let entry = runs.get_mut(id).ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
+            if entry.lease.as_ref().is_some_and(|held| held.owner == owner) {
+                entry.lease = None;
+                return Ok(true);
+            }
+            Ok(false)
+        })
     }
 
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {

@@ -12,7 +12,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use std::time::Duration;
+
 use super::event::{RunEvent, RunStatus};
+use super::lease::LeaseOutcome;
 use super::llm::Usage;
 use super::message::Message;
 use super::replay::ForkPoint;
@@ -191,6 +194,21 @@ pub trait RunStore: Send + Sync {
     /// Atomically moves a run whose status is one of `from` to `Running`, so two
     /// resumes of one paused run cannot both win. True when this call moved it.
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError>;
+
+    /// Leases the run to `owner` (an executor's name) for `ttl`, atomically: granted
+    /// until now + `ttl` when nobody holds it, when `owner` holds it already (a
+    /// renewal), or when the holder's lease has run out (a takeover); otherwise
+    /// `Held` with the holder and its expiry, and nothing changes. "Now" is the
+    /// store's clock: the server's for a shared database, so executors on machines
+    /// whose clocks disagree agree on when a lease runs out ([`super::lease`]).
+    /// `NoSuchRun` for an unknown run.
+    async fn lease(&self, id: &RunId, owner: &str, ttl: Duration) -> Result<LeaseOutcome, StoreError>;
+
+    /// Ends `owner`'s lease on the run, so another executor may take it at once. True
+    /// when `owner` held it (run out or not, as long as nobody took it over); a
+    /// release by anyone else changes nothing and is false. `NoSuchRun` for an
+    /// unknown run.
+    async fn release(&self, id: &RunId, owner: &str) -> Result<bool, StoreError>;
 
     /// What the run's model calls were given ([`super::seen`]), step by step; None
     /// when the run was stored without them (by a Crewgraph from before they were

@@ -5,10 +5,12 @@
 //! `steps` and `events`, and orders runs created in the same millisecond. A step
 //! moves the snapshot only if the run still stands where the step starts
 //! (`next_seq`, `history_len`), in the same UPDATE (`step.rs`); `stored_steps`
-//! numbers the next row in `steps`.
+//! numbers the next row in `steps`. Who executes the run and until when (its lease,
+//! [`V3`]) is kept here too, granted and renewed by one conditional UPDATE
+//! ([`LEASE`]) in the server's clock.
 
 use crewgraph_engine::ids::{AgentId, RunId};
-use crewgraph_engine::run::{ForkPoint, RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
+use crewgraph_engine::run::{ForkPoint, Lease, LeaseOutcome, RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
 use tokio_postgres::Row;
 
 use super::events::unreadable;
@@ -56,6 +58,57 @@ UPDATE runs SET crew_revision = (
     WHERE c.path = runs.crew_path AND r.fingerprint = runs.crew_fingerprint
 );
 ";
+
+/// The run's lease: the executor running it (a worker's name) and when its lease
+/// runs out (ms since the epoch, in the server's clock); both NULL when nobody holds
+/// it. Runs stored before leases existed are held by nobody.
+pub(crate) const V3: &str = "
+ALTER TABLE runs ADD COLUMN lease_owner text;
+ALTER TABLE runs ADD COLUMN lease_expires_at bigint;
+";
+
+/// Leases run `$1` to `$2` for `$3` ms if nobody holds it, `$2` does, or the
+/// holder's lease has run out — by the server's clock (`clock_timestamp()`, read
+/// once for the statement), so executors on machines whose clocks disagree agree
+/// on when a lease runs out. One conditional UPDATE: of two executors asking at
+/// once, the second waits for the first's row lock and then finds the run held.
+/// Answers one row — granted?, the holder, its expiry, the server's time — or none
+/// for an unknown run. A refused row is read as the statement began: it may show
+/// a lease granted meanwhile as still free (the caller asks again, [`lease_read`]).
+pub(crate) const LEASE: &str = "
+WITH now AS (SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms),
+granted AS (
+    UPDATE runs SET lease_owner = $2, lease_expires_at = (SELECT ms FROM now) + $3
+    WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at <= (SELECT ms FROM now))
+    RETURNING lease_owner, lease_expires_at
+)
+SELECT true, lease_owner, lease_expires_at, (SELECT ms FROM now) FROM granted
+UNION ALL
+SELECT false, lease_owner, lease_expires_at, (SELECT ms FROM now) FROM runs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM granted)";
+
+/// Ends `$2`'s lease on run `$1`: whether it held it, and whether the run exists.
+pub(crate) const RELEASE: &str = "
+WITH released AS (
+    UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM released), EXISTS (SELECT 1 FROM runs WHERE id = $1)";
+
+/// What a row of [`LEASE`] says: the outcome, or None when the refusal was read
+/// from a row that had changed since the statement began (nobody holding it, the
+/// caller holding it, or its lease run out), so the caller must ask again.
+pub(crate) fn lease_read(row: &Row, owner: &str) -> Result<Option<LeaseOutcome>, Fault> {
+    let granted: bool = get(row, 0)?;
+    let holder: Option<String> = get(row, 1)?;
+    let expires_at: Option<i64> = get(row, 2)?;
+    let now: i64 = get(row, 3)?;
+    let (Some(holder), Some(expires_at)) = (holder, expires_at) else { return Ok(None) };
+    if !granted && (holder == owner || expires_at <= now) {
+        return Ok(None);
+    }
+    let lease = Lease { owner: holder, expires_at: Timestamp(from_sql_int(expires_at, "the lease's expiry")?) };
+    Ok(Some(if granted { LeaseOutcome::Granted(lease) } else { LeaseOutcome::Held(lease) }))
+}
 
 /// Where a stored run stands: what its next step must continue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

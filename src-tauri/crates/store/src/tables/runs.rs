@@ -8,7 +8,7 @@
 //! next row in `steps`.
 
 use crewgraph_engine::ids::{AgentId, RunId};
-use crewgraph_engine::run::{ForkPoint, RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
+use crewgraph_engine::run::{ForkPoint, Lease, LeaseOutcome, RunRecord, RunSnapshot, RunStatus, RunSummary, Timestamp, Turn, Usage};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::error::{from_sql_int, to_sql_int, Fault};
@@ -63,6 +63,14 @@ UPDATE runs SET crew_revision = (
 pub(crate) const V4: &str = "
 ALTER TABLE runs ADD COLUMN forked_from TEXT;
 ALTER TABLE runs ADD COLUMN forked_at INTEGER;
+";
+
+/// The run's lease: the executor running it (a worker's name) and when its lease
+/// runs out (ms since the epoch, the system clock); both NULL when nobody holds it.
+/// Runs stored before leases existed are held by nobody.
+pub(crate) const V5: &str = "
+ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+ALTER TABLE runs ADD COLUMN lease_expires_at INTEGER;
 ";
 
 /// Where a stored run stands: what its next step must continue.
@@ -194,6 +202,47 @@ pub(crate) fn claim(conn: &Connection, id: &RunId, from: &[RunStatus]) -> Result
         .prepare_cached("UPDATE runs SET status = 'running' WHERE id = ?1 AND status IN (SELECT value FROM json_each(?2))")?
         .execute(params![id.as_str(), from_json])?;
     if moved > 0 {
+        return Ok(Some(true));
+    }
+    Ok(number(conn, id)?.map(|_| false))
+}
+
+/// Leases the run to `owner` until `now + ttl_ms` if nobody holds it, `owner` does,
+/// or the holder's lease ran out by `now` — one UPDATE, so two executors asking at
+/// once cannot both be granted it. Otherwise the holder's lease, read in the same
+/// transaction. `None` when there is no such run.
+pub(crate) fn lease(conn: &Connection, id: &RunId, owner: &str, now: Timestamp, ttl_ms: u64) -> Result<Option<LeaseOutcome>, Fault> {
+    let expires_at = Timestamp(now.0.saturating_add(ttl_ms));
+    let granted = conn
+        .prepare_cached(
+            "UPDATE runs SET lease_owner = ?2, lease_expires_at = ?3
+             WHERE id = ?1 AND (lease_owner IS NULL OR lease_owner = ?2 OR lease_expires_at <= ?4)",
+        )?
+        .execute(params![id.as_str(), owner, to_sql_int(expires_at.0, "the lease's expiry")?, to_sql_int(now.0, "the time")?])?;
+    if granted > 0 {
+        return Ok(Some(LeaseOutcome::Granted(Lease { owner: owner.to_owned(), expires_at })));
+    }
+    let held = conn
+        .prepare_cached("SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?1")?
+        .query_row([id.as_str()], |row| Ok((row.get::<_, Option<String>>(0)?, row.get::<_, Option<i64>>(1)?)))
+        .optional()?;
+    match held {
+        None => Ok(None),
+        Some((Some(owner), Some(expires_at))) => {
+            Ok(Some(LeaseOutcome::Held(Lease { owner, expires_at: Timestamp(from_sql_int(expires_at, "the lease's expiry")?) })))
+        }
+        // The UPDATE grants a run nobody holds, so a refused one has a holder.
+        Some(_) => Err(Fault::Unreadable("the run's lease has a holder without an expiry, or an expiry without a holder".into())),
+    }
+}
+
+/// Ends `owner`'s lease on the run: true when it held it, false when it did not
+/// (nothing changes); `None` when there is no such run.
+pub(crate) fn release(conn: &Connection, id: &RunId, owner: &str) -> Result<Option<bool>, Fault> {
+    let released = conn
+        .prepare_cached("UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ?1 AND lease_owner = ?2")?
+        .execute(params![id.as_str(), owner])?;
+    if released > 0 {
         return Ok(Some(true));
     }
     Ok(number(conn, id)?.map(|_| false))

@@ -8,7 +8,10 @@
 //! - [`round_trip`]: what is written comes back exactly; listing; unknown ids.
 //! - [`order`]: every way a step can fail to continue a run, and that nothing of it
 //!   is written then.
-//! - [`claim`]: the compare-and-set that keeps two resumes apart.
+//! - [`claim`]: the compare-and-set that keeps two resumes apart (of two resumes of
+//!   one paused run, exactly one proceeds).
+//! - [`lease`]: who executes a run until when — granted, renewed, refused, taken
+//!   over once run out, released; of sixteen executors racing, exactly one wins.
 //! - [`concurrency`]: many runs writing at once, and two writers racing on one run.
 //!
 //! SQLite only: [`sqlite_files`] (reopening, damaged, locked and unwritable files),
@@ -18,6 +21,7 @@
 
 mod claim;
 mod concurrency;
+mod lease;
 mod order;
 mod round_trip;
 mod sqlite_callers;
@@ -81,6 +85,15 @@ for_every_store!(
     claim::claim_from_a_status_the_run_is_not_in_changes_nothing,
     claim::of_two_concurrent_claims_exactly_one_wins,
     claim::claiming_an_unknown_run_is_no_such_run,
+    lease::a_free_run_is_leased_to_its_first_asker_and_nothing_else_changes,
+    lease::while_a_lease_runs_another_owner_is_refused_and_told_who_holds_it_until_when,
+    lease::a_lease_renewed_by_its_holder_moves_its_expiry,
+    lease::an_expired_lease_is_taken_over_and_its_old_holder_refused,
+    lease::a_release_lets_another_take_the_lease_at_once,
+    lease::a_release_by_anyone_but_the_lease_holder_changes_nothing,
+    lease::of_many_owners_racing_for_a_free_runs_lease_exactly_one_wins,
+    lease::leases_on_two_runs_are_independent,
+    lease::a_lease_or_release_of_an_unknown_run_is_no_such_run,
     concurrency::many_runs_appending_at_once_keep_every_event_in_order,
     concurrency::two_writers_continuing_one_run_at_the_same_seq_exactly_one_wins,
 );
