@@ -153,6 +153,7 @@ async fn first_token_engine(crew: &crewgraph_engine::Crew, client: &OpenAiClient
         gatekeeper: None,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     };
     start_run(crew, &CrewSource::default(), INPUT, &deps, &CancellationToken::new()).await.unwrap();
     let first = *sink.1.lock().unwrap();

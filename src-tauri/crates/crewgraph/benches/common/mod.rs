@@ -64,5 +64,6 @@ pub fn deps_with_sink(script: &Script, store: Arc<dyn RunStore>, sink: Arc<dyn E
         gatekeeper: None,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     }
 }

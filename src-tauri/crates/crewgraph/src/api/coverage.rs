@@ -255,6 +255,7 @@ async fn run_scenario(crew: &Crew, source: &CrewSource, view: &GraphView, scenar
         gatekeeper,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     };
     let cancel = CancellationToken::new();
     let mut outcome = match start_run_for(crew, source, &scenario.input, scenario.requested.as_ref(), &deps, &cancel).await {

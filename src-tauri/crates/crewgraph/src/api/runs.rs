@@ -89,7 +89,9 @@ impl From<RunError> for ApiError {
     fn from(error: RunError) -> Self {
         match error {
             RunError::Store(store) => store.into(),
-            RunError::Conflict(_) | RunError::AwaitsApproval { .. } => ApiError::new(ApiErrorCode::Conflict, error.to_string()),
+            RunError::Conflict(_) | RunError::AwaitsApproval { .. } | RunError::Leased { .. } | RunError::LeaseLost { .. } => {
+                ApiError::new(ApiErrorCode::Conflict, error.to_string())
+            }
             RunError::NoSuchApproval { .. } => ApiError::new(ApiErrorCode::NotFound, error.to_string()),
             other => ApiError::new(ApiErrorCode::InvalidInput, other.to_string()),
         }
@@ -228,6 +230,7 @@ impl Api {
             gatekeeper,
             breaks: options.breaks.clone(),
             fork: None,
+            executor: None,
         })
     }
 

@@ -481,6 +481,7 @@ async fn an_interrupted_llm_run_resumes_with_its_workflow_and_the_agents_task() 
         gatekeeper: None,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     };
     // The lead's step is stored; the writer's is not.
     let first = Arc::new(Recording::new(ScriptedLlm::new(&Script::parse("s.yaml", &the_whole_desk()).unwrap())));
@@ -527,6 +528,7 @@ async fn a_gatekeeper_crew_without_a_gatekeeper_does_not_start() {
         gatekeeper: None,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     };
     let started = start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()).await;
     assert!(matches!(started, Err(RunError::NoGatekeeper)), "{started:?}");
@@ -623,6 +625,7 @@ async fn the_local_model_decides_with_the_schema_and_a_run_on_it_ends_clearly() 
         gatekeeper: None,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     };
     let outcome =
         tokio::time::timeout(3 * LOCAL_LIMIT, start_run(&crew, &CrewSource::default(), REQUEST, &deps, &CancellationToken::new()))

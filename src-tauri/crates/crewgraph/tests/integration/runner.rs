@@ -73,6 +73,7 @@ pub fn deps_with(llm: Arc<dyn LlmClient>) -> (RunDeps, Arc<MemoryStore>, Arc<Col
         gatekeeper: None,
         breaks: Default::default(),
         fork: None,
+        executor: None,
     };
     (deps, store, sink)
 }

@@ -24,7 +24,9 @@ use tokio_util::sync::CancellationToken;
 use super::approval::{Answer, Approvals};
 use super::breakpoints::Breaks;
 use super::context::{self, Bounds, Fitter};
+use super::error::RunError;
 use super::event::{Candidate, EventKind, RunEvent, RunStatus};
+use super::lease::{Executor, Lease, LegLease, Lost};
 use super::llm::{Ending, LlmClient, LlmError, LlmReply, LlmRequest, ToolSpec, Usage};
 use super::loops;
 use super::message::{Message, Role, ToolCall};
@@ -32,7 +34,7 @@ use super::prompt;
 use super::replay::Fork;
 use super::seen::AgentContext;
 use super::sink::EventSink;
-use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, StoreError, Turn};
+use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, Turn};
 use super::time::{Clock, IdSource};
 use super::tool_host::ToolHost;
 use super::tools::{HttpFetch, Tools};
@@ -71,6 +73,11 @@ pub struct RunDeps {
     /// A new run forked from a stored one: its replies and tool results before the
     /// fork point, given again ([`super::replay`]; its `llm` is a [`super::Replaying`]).
     pub fork: Option<Fork>,
+    /// Who executes the run (a worker sharing the store with others): each leg takes
+    /// the run's lease before its first step, renews it as it runs and releases it
+    /// when it ends ([`super::lease`]). None = no lease is taken (one process owns
+    /// its store: the CLI, the desktop app, a single server).
+    pub executor: Option<Executor>,
 }
 
 /// Where the crew of a run came from, so a resume can notice it changed.
@@ -89,36 +96,6 @@ pub struct RunOutcome {
     pub error: Option<String>,
     pub handoffs: u32,
     pub steps: u32,
-}
-
-/// Why a run could not start or go on (a run that starts and then fails ends
-/// `failed` instead, with its events kept).
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The store refused (the run's committed steps are kept).
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// Only a paused (or interrupted) run can be resumed.
-    #[error("run '{0}' is {1} and cannot be resumed (only a paused run can)")]
-    NotResumable(RunId, &'static str),
-    /// The run waits for a person to allow a tool call; a plain resume does not answer it.
-    #[error("run '{run}' waits for your approval of a call of {tool} ({call_id}): allow or deny it")]
-    AwaitsApproval { run: RunId, call_id: String, tool: String },
-    /// The answered call is not the one the run waits on.
-    #[error("run '{run}' does not wait for an approval of '{call_id}'{}", match waiting { Some(w) => format!(" (it waits for {w})"), None => " (it waits for none)".to_owned() })]
-    NoSuchApproval { run: RunId, call_id: String, waiting: Option<String> },
-    /// Someone else resumed the run first.
-    #[error("run '{0}' is already being resumed")]
-    Conflict(RunId),
-    /// The crew no longer has the agent the run is at.
-    #[error("run '{run}' was at agent '{agent}', which the crew does not have any more")]
-    AgentGone { run: RunId, agent: AgentId },
-    /// The crew has nobody to start with.
-    #[error("the crew's entry point '{0}' is not an agent")]
-    NoEntryPoint(AgentId),
-    /// The crew routes through a gatekeeper, and the run was given none.
-    #[error("the crew routes through a gatekeeper service, and this run was not given one to ask")]
-    NoGatekeeper,
 }
 
 /// What a run needs from its wiring before it starts.
@@ -180,6 +157,7 @@ pub async fn start_run_for(
     let first = run.take_step();
     deps.store.create_run(&record, &first).await?;
     deps.sink.committed_events(first.events);
+    run.lease = super::lease::take_lease(&run.id, deps).await?;
     run.drive().await
 }
 
@@ -220,6 +198,8 @@ pub(crate) struct Run<'a> {
     /// Resumed to go on for one turn: pause before the next once it is done.
     pub(crate) step_once: bool,
     pub(crate) step_due: bool,
+    /// The run's lease for this leg, when the run has an executor.
+    pub(crate) lease: Option<Arc<LegLease>>,
 }
 
 /// What of the run an agent is shown besides its system prompt.
@@ -291,6 +271,7 @@ impl<'a> Run<'a> {
             starts: HashMap::new(),
             allowed_for_run: HashSet::new(),
             answer: None,
+            lease: None,
         }
     }
 
@@ -330,23 +311,54 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Steps until the run ends or pauses, committing each.
+    /// Steps until the run ends or pauses, committing each; then lets the leg's
+    /// lease go (unless it was lost: it is someone else's then).
     pub(crate) async fn drive(&mut self) -> Result<RunOutcome, RunError> {
+        let ended = self.drive_leg().await;
+        if let (Some(lease), false) = (&self.lease, matches!(ended, Err(RunError::LeaseLost { .. }))) {
+            lease.release().await;
+        }
+        ended
+    }
+
+    /// The leg's lease was taken over by `holder`.
+    fn lost(&self, holder: Lease) -> RunError {
+        let executor = self.deps.executor.as_ref().map(|e| e.owner.clone()).unwrap_or_default();
+        RunError::LeaseLost { run: self.id.clone(), executor, holder: holder.owner, until: holder.expires_at }
+    }
+
+    async fn drive_leg(&mut self) -> Result<RunOutcome, RunError> {
         while self.snapshot.status == RunStatus::Running {
+            let lease = self.lease.clone();
             if self.cancel.is_cancelled() {
                 self.finish(RunStatus::Cancelled, None);
             } else if self.holds_here() {
                 let agent = self.snapshot.current_agent.clone();
                 self.event(EventKind::Paused { agent, signal: None, breakpoint: true });
                 self.finish(RunStatus::Paused, None);
-            } else if let Err(panic) = AssertUnwindSafe(self.step()).catch_unwind().await {
-                // A defect in Crewgraph, not the crew: this run fails and keeps its
-                // events; the process and its other runs go on.
-                let why = panic_message(panic.as_ref());
-                self.finish(RunStatus::Failed, Some(format!("Crewgraph failed inside this run (a defect, please report it): {why}")));
+            } else {
+                let step = AssertUnwindSafe(self.step()).catch_unwind();
+                let stepped = match &lease {
+                    // A lease lost mid-step stops the step where it is: nothing of it is stored.
+                    Some(lease) => lease.during(step).await.map_err(|holder| self.lost(holder))?,
+                    None => step.await,
+                };
+                if let Err(panic) = stepped {
+                    // A defect in Crewgraph, not the crew: this run fails and keeps its
+                    // events; the process and its other runs go on.
+                    let why = panic_message(panic.as_ref());
+                    self.finish(RunStatus::Failed, Some(format!("Crewgraph failed inside this run (a defect, please report it): {why}")));
+                }
             }
             if std::mem::take(&mut self.step_once) {
                 self.step_due = true;
+            }
+            if let Some(lease) = &lease {
+                match lease.keep().await {
+                    Ok(()) => {}
+                    Err(Lost::To(holder)) => return Err(self.lost(holder)),
+                    Err(Lost::Store(error)) => return Err(error.into()),
+                }
             }
             let step = self.take_step();
             self.deps.store.append_step(&step).await?;

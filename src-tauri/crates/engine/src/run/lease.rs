@@ -1,9 +1,13 @@
 //! Run leases (docs/scale-out.md, "Run leases"): a run being executed is owned by
 //! one executor — a worker's name, say — until its lease expires. The store grants
-//! and renews leases atomically ([`super::RunStore::lease`]).
+//! and renews leases atomically ([`super::RunStore::lease`]); the engine takes one
+//! for every leg of a run when its [`super::RunDeps`] name an [`Executor`], renews
+//! it while the leg runs (`LegLease`), and lets it go when the leg ends.
 //!
 //! A lease is what lets a dead worker's run be taken over: its lease runs out, and
-//! the next executor to ask is granted it.
+//! the next executor to ask is granted it. A live executor whose lease was taken
+//! over anyway (it stalled past its expiry) learns it at its next renewal and stops
+//! without storing another step, so no run is executed twice.
 //!
 //! ```
 //! use std::time::Duration;
@@ -19,9 +23,16 @@
 //! assert_eq!(decide(Some(&held), "worker-a", Timestamp(10_000), ttl), LeaseOutcome::Granted(taken));
 //! ```
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
+use super::driver::RunDeps;
+use super::error::RunError;
+use super::store::{RunStore, StoreError};
 use super::time::Timestamp;
+use crate::ids::RunId;
 
 /// Who holds a run, and until when.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +44,7 @@ pub struct Lease {
     pub expires_at: Timestamp,
 }
 
-/// What [`super::RunStore::lease`] answered.
+/// What [`RunStore::lease`] answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LeaseOutcome {
     /// The run is the caller's until the lease's expiry: it was free, already the
@@ -71,6 +82,126 @@ pub fn decide(current: Option<&Lease>, owner: &str, now: Timestamp, ttl: Duratio
 /// A lease's length in whole milliseconds, as stores keep it.
 pub fn ttl_millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Who executes a run's legs, for [`super::RunDeps::executor`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Executor {
+    /// Its name, unique among the executors sharing a store (a worker's id).
+    pub owner: String,
+    /// How long a lease lasts unless renewed. A leg renews it once a third of it has
+    /// passed, so two renewals may fail before it runs out.
+    pub ttl: Duration,
+}
+
+/// Why a leg's lease could not be kept.
+#[derive(Debug)]
+pub(crate) enum Lost {
+    /// Another executor holds the run now.
+    To(Lease),
+    /// The store could not be asked.
+    Store(StoreError),
+}
+
+/// A leg's lease on its run: taken before the leg's first step, renewed as it runs,
+/// released when it ends.
+///
+/// Renewal is a timer, not only a check between steps: one step may outlast the
+/// lease (a 60-s model reply under a 30-s lease), and a lease renewed only between
+/// steps would run out under it, inviting a second executor to take the run over
+/// and call the model again. So while a step runs, [`LegLease::during`] renews the
+/// lease every third of its length — on the leg's own task, between polls of the
+/// step, so no task is spawned and nothing outlives the leg — and before each step
+/// is stored, [`LegLease::keep`] renews it again if a third has passed. A renewal
+/// that finds the run taken over stops the leg at once, before it stores anything.
+pub(crate) struct LegLease {
+    store: Arc<dyn RunStore>,
+    run: RunId,
+    executor: Executor,
+    /// When the lease was last granted, in this process's monotonic time.
+    renewed: std::sync::Mutex<Instant>,
+}
+
+impl LegLease {
+    /// Takes the run's lease for `executor`; the holder's lease when another holds it.
+    pub(crate) async fn take(store: Arc<dyn RunStore>, run: &RunId, executor: &Executor) -> Result<Result<LegLease, Lease>, StoreError> {
+        let asked = Instant::now();
+        Ok(match store.lease(run, &executor.owner, executor.ttl).await? {
+            LeaseOutcome::Granted(_) => {
+                Ok(LegLease { store, run: run.clone(), executor: executor.clone(), renewed: std::sync::Mutex::new(asked) })
+            }
+            LeaseOutcome::Held(lease) => Err(lease),
+        })
+    }
+
+    fn renewed(&self) -> Instant {
+        *self.renewed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// When the lease is next due for renewal: a third of its length after the last.
+    fn due(&self) -> Instant {
+        self.renewed() + self.executor.ttl / 3
+    }
+
+    /// Renews the lease now.
+    async fn renew(&self) -> Result<(), Lost> {
+        let asked = Instant::now();
+        match self.store.lease(&self.run, &self.executor.owner, self.executor.ttl).await {
+            Ok(LeaseOutcome::Granted(_)) => {
+                *self.renewed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = asked;
+                Ok(())
+            }
+            Ok(LeaseOutcome::Held(lease)) => Err(Lost::To(lease)),
+            Err(error) => Err(Lost::Store(error)),
+        }
+    }
+
+    /// Before a step is stored: renews the lease if a third of it has passed.
+    pub(crate) async fn keep(&self) -> Result<(), Lost> {
+        if Instant::now() >= self.due() {
+            self.renew().await?;
+        }
+        Ok(())
+    }
+
+    /// Runs `work` (a step), renewing the lease each time a third of it passes. A
+    /// renewal that finds the run taken over drops `work` and answers `Lost`; one
+    /// the store could not answer is tried again at the next third, the step going on
+    /// meanwhile (the lease is still ours until it runs out, and [`LegLease::keep`]
+    /// asks again before the step is stored).
+    pub(crate) async fn during<F: std::future::Future>(&self, work: F) -> Result<F::Output, Lease> {
+        tokio::pin!(work);
+        let mut retry_at: Option<Instant> = None;
+        loop {
+            let wake = retry_at.unwrap_or_else(|| self.due());
+            tokio::select! {
+                biased;
+                out = &mut work => return Ok(out),
+                () = tokio::time::sleep_until(wake) => match self.renew().await {
+                    Ok(()) => retry_at = None,
+                    Err(Lost::To(lease)) => return Err(lease),
+                    Err(Lost::Store(_)) => retry_at = Some(Instant::now() + self.executor.ttl / 10),
+                },
+            }
+        }
+    }
+
+    /// Lets the run go, so another executor may take it at once. A release the store
+    /// could not make is left to the lease's expiry.
+    pub(crate) async fn release(&self) {
+        // Nothing to do about a failure here: the lease runs out by itself.
+        let _ = self.store.release(&self.run, &self.executor.owner).await;
+    }
+}
+
+/// The run's lease for the leg about to run, when `deps` name an executor:
+/// `Leased` when another executor holds it.
+pub(crate) async fn take_lease(id: &RunId, deps: &RunDeps) -> Result<Option<Arc<LegLease>>, RunError> {
+    let Some(executor) = &deps.executor else { return Ok(None) };
+    match LegLease::take(deps.store.clone(), id, executor).await? {
+        Ok(lease) => Ok(Some(Arc::new(lease))),
+        Err(held) => Err(RunError::Leased { run: id.clone(), holder: held.owner, until: held.expires_at }),
+    }
 }
 
 /// A moment as a person reads it in a message: `21:04:05 UTC`.

@@ -1,14 +1,17 @@
 //! Going on with a stored run (DESIGN.md §4): a paused run with the person's answer,
 //! an interrupted one from its last stored step, or one waiting for a tool call's
-//! approval with the person's decision (`docs/tools.md`). Each leg first claims the
-//! run, so no two go on at once.
+//! approval with the person's decision (`docs/tools.md`). Each leg first takes the
+//! run's lease when it has an executor ([`super::lease`]), then claims the run, so
+//! no two go on at once.
 
 use tokio_util::sync::CancellationToken;
 
 use super::approval::{self, Answer};
 use super::breakpoints;
-use super::driver::{check_deps, CrewSource, Run, RunDeps, RunError, RunOutcome};
+use super::driver::{check_deps, CrewSource, Run, RunDeps, RunOutcome};
+use super::error::RunError;
 use super::event::{EventKind, RunStatus};
+use super::lease::take_lease;
 use super::message::Message;
 use super::store::StoreError;
 use crate::crew::Crew;
@@ -56,9 +59,11 @@ pub async fn answer_tool_call(
     run.drive().await
 }
 
-/// A stored run made ready to go on (claimed, so no other leg runs at once), and the
-/// status it was stored with. `answering` is the call a person answers: the run must
-/// wait on exactly that one; without it, the run must wait on none.
+/// A stored run made ready to go on (leased to the leg's executor, if any, before
+/// it is read, and claimed, so no other leg runs at once), and the status it was
+/// stored with. `answering` is the call a person answers: the run must wait on
+/// exactly that one; without it, the run must wait on none. A leg that does not go
+/// on lets the lease go at once.
 async fn reopen<'a>(
     crew: &'a Crew,
     source: &CrewSource,
@@ -68,6 +73,30 @@ async fn reopen<'a>(
     cancel: &'a CancellationToken,
 ) -> Result<(Run<'a>, RunStatus), RunError> {
     check_deps(crew, deps)?;
+    let lease = take_lease(id, deps).await?;
+    match ready(crew, source, id, answering, deps, cancel).await {
+        Ok((mut run, from)) => {
+            run.lease = lease;
+            Ok((run, from))
+        }
+        Err(error) => {
+            if let Some(lease) = lease {
+                lease.release().await;
+            }
+            Err(error)
+        }
+    }
+}
+
+/// [`reopen`] once the leg holds the run's lease (or needs none).
+async fn ready<'a>(
+    crew: &'a Crew,
+    source: &CrewSource,
+    id: &RunId,
+    answering: Option<&str>,
+    deps: &'a RunDeps,
+    cancel: &'a CancellationToken,
+) -> Result<(Run<'a>, RunStatus), RunError> {
     let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
     let from = stored.snapshot.status;
     if !matches!(from, RunStatus::Paused | RunStatus::Running) {

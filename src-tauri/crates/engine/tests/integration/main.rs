@@ -17,6 +17,9 @@
 //!   DESIGN.md §3's words, on random replies.
 //! - [`graph`]: the crew graph's view model and where problems are badged.
 //! - [`import_crewai`]: CrewAI projects made into crews, and what cannot come along said where it is.
+//! - [`leases`]: legs of one run under two executors — one refused, saying who
+//!   holds the run until when; a dead executor's run taken over; a leg whose lease
+//!   was taken over stopping without another step.
 //! - [`run_loop`]: runs paused and resumed, stopped mid-reply and resumed, and
 //!   cancelled, their stored traces snapshot-tested; [`model`] is their
 //!   deterministic model.
@@ -29,6 +32,7 @@ mod directories;
 mod examples;
 mod graph;
 mod import_crewai;
+mod leases;
 mod matching;
 mod matching_reference;
 mod model;

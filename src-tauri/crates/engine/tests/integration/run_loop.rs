@@ -61,6 +61,7 @@ impl Bench {
             gatekeeper: None,
             breaks: Default::default(),
             fork: None,
+            executor: None,
         }
     }
 

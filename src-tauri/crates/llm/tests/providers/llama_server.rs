@@ -362,6 +362,7 @@ async fn a_request_the_server_refuses_as_too_long_is_trimmed_to_the_window_it_sa
             gatekeeper: None,
             breaks: Default::default(),
             fork: None,
+            executor: None,
         };
         let outcome = start_run(&crew, &CrewSource::default(), "Listen.", &deps, &CancellationToken::new()).await.unwrap();
         let events = sink.events();
