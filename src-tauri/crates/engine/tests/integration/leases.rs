@@ -1,6 +1,7 @@
 //! Run leases in the run loop ([`crewgraph_engine::run::lease`]): with an executor
 //! in its `RunDeps`, each leg of a run holds the run's lease. A second executor is
-//! refused while the first runs it, told who and until when; a dead executor's run
+//! refused while the first runs it, told who and until when (of two resumes of one
+//! paused run, exactly one proceeds); a dead executor's run
 //! is taken over once its lease runs out; and a leg whose lease was taken over while
 //! it stalled stops without storing another step. Driven with the deterministic
 //! [`Book`] model on the engine's [`MemoryStore`], as the run-loop tests are.
@@ -194,4 +195,43 @@ async fn a_leg_whose_lease_was_taken_over_while_it_stalled_stops_without_storing
         LeaseOutcome::Held(taken),
         "worker-a did not release worker-b's lease"
     );
+}
+
+#[tokio::test]
+async fn of_two_resumes_of_one_paused_run_under_two_executors_exactly_one_proceeds() {
+    let bench = Bench::new();
+    let first = Arc::new(Book::new(&[("a", &[Say::Text("Which colour? [WAIT]")])]));
+    let paused = start_run(
+        &bench.crew,
+        &source(),
+        "Paint the fence.",
+        &bench.deps(first, "worker-a", Duration::from_secs(60)),
+        &CancellationToken::new(),
+    )
+    .await
+    .expect("the run starts");
+    assert_eq!(paused.status, RunStatus::Paused);
+    let id = paused.run_id;
+    assert!(bench.store.lease(&id, "worker-z", Duration::from_secs(1)).await.unwrap().is_granted(), "a paused run is held by nobody");
+    bench.store.release(&id, "worker-z").await.unwrap();
+
+    // worker-a's resume goes ahead and waits on its model, holding the run; the
+    // run's status is `running` now, as an interrupted run's is, so only the lease
+    // tells worker-b's resume that someone is executing it.
+    let book_a = Arc::new(Book::new(&[("a", &[Say::Hang])]));
+    let deps_a = bench.deps(book_a.clone(), "worker-a", Duration::from_secs(60));
+    let cancel = CancellationToken::new();
+    let from = source();
+    let leg_a = resume_run(&bench.crew, &from, &id, Some("Blue."), &deps_a, &cancel);
+    tokio::pin!(leg_a);
+    until_hung(&mut leg_a, &book_a).await;
+    let book_b = Arc::new(Book::new(&[("a", &[Say::Text("Red it is. [DONE]")])]));
+    let refused =
+        resume_run(&bench.crew, &source(), &id, Some("Red."), &bench.deps(book_b.clone(), "worker-b", Duration::from_secs(60)), &cancel)
+            .await;
+    assert!(matches!(&refused, Err(RunError::Leased { holder, .. }) if holder == "worker-a"), "{refused:?}");
+    assert!(book_b.asked().is_empty(), "the refused resume called no model");
+    cancel.cancel();
+    let ended = tokio::time::timeout(DEADLINE, leg_a).await.expect("the leg ends").expect("cancelled, not failed");
+    assert_eq!(ended.status, RunStatus::Cancelled);
 }

@@ -18,8 +18,9 @@
 //! - [`graph`]: the crew graph's view model and where problems are badged.
 //! - [`import_crewai`]: CrewAI projects made into crews, and what cannot come along said where it is.
 //! - [`leases`]: legs of one run under two executors — one refused, saying who
-//!   holds the run until when; a dead executor's run taken over; a leg whose lease
-//!   was taken over stopping without another step.
+//!   holds the run until when (an interrupted run, and two resumes of one paused
+//!   run); a dead executor's run taken over; a leg whose lease was taken over
+//!   stopping without another step.
 //! - [`run_loop`]: runs paused and resumed, stopped mid-reply and resumed, and
 //!   cancelled, their stored traces snapshot-tested; [`model`] is their
 //!   deterministic model.
