@@ -113,6 +113,10 @@ pub struct Api {
     reach: Arc<Reach>,
     /// Where its runs' traces go (docs/observability.md).
     traces: Arc<traces::Traces>,
+    /// Who its runs' legs are executed by, when the store is shared with other
+    /// machines: each leg then holds its run's lease (docs/scale-out.md). None: a
+    /// store of this process's own, no leases.
+    executor: Option<crewgraph_engine::run::Executor>,
 }
 
 impl Api {
@@ -133,7 +137,15 @@ impl Api {
             live: LiveRuns::new(DEFAULT_LIVE_CAPACITY),
             reach: Arc::new(Reach::Anywhere),
             traces: Arc::default(),
+            executor: None,
         }
+    }
+
+    /// Runs' legs are executed by `executor`: each holds its run's lease, so another
+    /// machine sharing the store cannot execute the run at the same time.
+    pub fn with_executor(mut self, executor: crewgraph_engine::run::Executor) -> Self {
+        self.executor = Some(executor);
+        self
     }
 
     /// Keeps settings (the configured models among them) in `settings`.

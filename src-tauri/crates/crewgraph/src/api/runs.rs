@@ -230,7 +230,7 @@ impl Api {
             gatekeeper,
             breaks: options.breaks.clone(),
             fork: None,
-            executor: None,
+            executor: self.executor.clone(),
         })
     }
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use crewgraph::api::Api;
 use crewgraph::serve::{check_exposure, shutdown, ServeConfig, Server};
+use crewgraph_engine::run::Executor;
 
 use super::store::open_serve_host;
 use super::terminal::{say, tell};
@@ -57,7 +58,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(host) => host,
         Err(error) => return fail(&error),
     };
-    let api: Api = backing.api(&args.crews);
+    let mut api: Api = backing.api(&args.crews);
+    if matches!(backing, super::store::Backing::Postgres(_)) {
+        // Other servers share the database: each leg holds its run's lease, so no run
+        // is executed by two of them at once (docs/scale-out.md).
+        api = api.with_executor(this_server());
+    }
     let mut config = ServeConfig::new(args.addr);
     config.token = token;
     config.connections.per_client = args.per_client;
@@ -108,6 +114,18 @@ pub fn run(args: ServeArgs) -> ExitCode {
         }
         Err(error) => fail(&error),
     }
+}
+
+/// This server as the executor of the runs it executes: named after its host and
+/// process, a lease of 30 s renewed while a leg runs.
+fn this_server() -> Executor {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "this machine".to_owned());
+    Executor { owner: format!("crewgraph serve on {host} (process {})", std::process::id()), ttl: Duration::from_secs(30) }
 }
 
 fn fail(error: &str) -> ExitCode {

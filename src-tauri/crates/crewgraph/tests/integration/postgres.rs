@@ -173,3 +173,59 @@ fn crewgraph_serve_says_in_words_when_its_postgresql_database_cannot_be_reached(
     assert_eq!(both.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"), "{}", String::from_utf8_lossy(&both.stderr));
 }
+
+#[test]
+fn two_servers_on_one_database_never_execute_one_run_at_once() {
+    let fixture = crate::serve::Fixture::new();
+    block_on(async {
+        let url = testing::shared().database("two_servers").await.unwrap();
+        let started = |result: Result<(crate::serve::process::Served, String), (i32, String)>| {
+            result.unwrap_or_else(|(code, stderr)| panic!("exit {code}: {stderr}"))
+        };
+        let (_first, a) = started(serve_on_postgres(&fixture, &url, &[]));
+        let (_second, b) = started(serve_on_postgres(&fixture, &url, &[]));
+        let http = reqwest::Client::new();
+        // A run of a few seconds on the first server.
+        let script = crate::serve::ping_pong(60, 40, 2);
+        let answer = http
+            .post(format!("http://{a}/runs"))
+            .json(&serde_json::json!({"crew": "ping-pong.yaml", "input": "go", "script": script}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), reqwest::StatusCode::ACCEPTED);
+        let id = answer.json::<serde_json::Value>().await.unwrap()["run_id"].as_str().unwrap().to_owned();
+        // The second sees it in the database, running — not going on there, so it
+        // looks interrupted; asked to resume it, it is refused by the first's lease.
+        let deadline = std::time::Instant::now() + crate::serve::LIMIT;
+        let refused = loop {
+            let detail: serde_json::Value = http.get(format!("http://{b}/runs/{id}")).send().await.unwrap().json().await.unwrap();
+            // Once it has handed over at least once, its first leg surely holds the lease.
+            if detail["run"]["status"] == "running" && detail["run"]["handoffs"].as_u64().unwrap_or(0) >= 1 {
+                let resumed = http.post(format!("http://{b}/runs/{id}/resume")).json(&serde_json::json!({})).send().await.unwrap();
+                break (resumed.status(), resumed.json::<serde_json::Value>().await.unwrap());
+            }
+            assert!(std::time::Instant::now() < deadline, "the second server never saw the run: {detail}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        assert_eq!(refused.0, reqwest::StatusCode::CONFLICT, "{}", refused.1);
+        assert_eq!(refused.1["code"], "conflict");
+        let message = refused.1["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("run '{id}' is being executed by crewgraph serve on ")), "{message}");
+        assert!(message.ends_with("it can be taken over if that worker stops"), "{message}");
+        // The first goes on to the end; every event stored once, in order.
+        loop {
+            let detail: serde_json::Value = http.get(format!("http://{a}/runs/{id}")).send().await.unwrap().json().await.unwrap();
+            if detail["live"] == false {
+                assert_eq!(detail["run"]["status"], "terminated", "{detail}");
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline + crate::serve::LIMIT, "the run never ended: {detail}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let there = Api::new(fixture.crews()).with_postgres(Arc::new(PostgresStore::connect(&url).await.unwrap()));
+        let events = there.run_events(&crewgraph_engine::RunId::from(id.as_str()), None).await.unwrap();
+        assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), (0..events.len() as u64).collect::<Vec<_>>());
+        assert_eq!(events.iter().filter(|e| matches!(e.kind, EventKind::RunStarted { .. })).count(), 1, "one leg");
+    });
+}
