@@ -88,6 +88,7 @@ async function screenshots(name) {
     await session.screenshot(`${OUT}/${name}-200.png`);
   } finally {
     await session.execute(`document.documentElement.style.zoom = ""`);
+    await drawn();
   }
 }
 
@@ -132,12 +133,16 @@ test("the Test tab paints every arrow of the research loop by how often the runs
   await openTestTab();
   const verdict = await runTest();
   assert.equal(verdict, "Every arrow was taken in 7 simulated runs, and every run ended as planned.");
+  // Researcher → Writer and Judge → End are in every run; Judge → Writer in one of seven.
+  const find = (edges, source, target) => Object.entries(edges).find(([id]) => id.includes(source) && id.endsWith(target))?.[1].stroke;
   const paint = await session.waitFor(async () => {
     const now = await session.execute(PAINT);
-    return Object.values(now).every((p) => p.stroke.startsWith("var(--coverage-")) && now;
+    const edges = Object.values(now);
+    // Drawn (a canvas between two renders has no arrows at all, which every() would pass) and painted.
+    const laidOut = edges.length > 0 && (now["rule:researcher:0:agent:writer"] ?? find(now, "researcher", "agent:writer")) !== undefined;
+    return laidOut && edges.every((p) => p.stroke.startsWith("var(--coverage-")) && now;
   }, { message: "every arrow painted by the test" });
-  // Researcher → Writer and Judge → End are in every run; Judge → Writer in one of seven.
-  const of = (source, target) => Object.entries(paint).find(([id]) => id.includes(source) && id.endsWith(target))?.[1].stroke;
+  const of = (source, target) => find(paint, source, target);
   assert.equal(paint["rule:researcher:0:agent:writer"]?.stroke ?? of("researcher", "agent:writer"), "var(--coverage-all)", JSON.stringify(paint));
   assert.equal(of("judge:1", "agent:writer"), "var(--coverage-few)", JSON.stringify(paint));
   assert.ok(!Object.values(paint).some((p) => p.stroke === "var(--coverage-never)"), "no arrow is never taken");
