@@ -74,46 +74,18 @@ fn a_run_through_one_api_is_seen_whole_by_another_on_the_same_database() {
     });
 }
 
-/// `crewgraph serve --store URL ARGS` as a child (killed if a failing test leaves
-/// it), and its address once it says it listens; or, when it ends first, its exit
-/// status and standard error.
+/// `crewgraph serve --store URL ARGS` as a child (see [`crate::serve::process::start`]).
 fn serve_on_postgres(
     fixture: &crate::serve::Fixture,
     store: &str,
     args: &[&str],
 ) -> Result<(crate::serve::process::Served, String), (i32, String)> {
-    use std::io::{BufRead, BufReader, Read};
-    let mut child = crate::serve::process::Served(
-        std::process::Command::new(env!("CARGO_BIN_EXE_crewgraph"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--store", store, "--crews", fixture.crews().to_str().unwrap()])
-            .args(args)
-            .current_dir(fixture.dir.path())
-            .env_remove("CREWGRAPH_STORE")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("crewgraph serve starts"),
-    );
-    let stdout = child.stdout.take().unwrap();
-    let (lines, read) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = lines.send(line);
-        }
-    });
-    match read.recv_timeout(crate::serve::LIMIT) {
-        Ok(line) => {
-            let addr =
-                line.strip_prefix("crewgraph serve: listening on http://").unwrap_or_else(|| panic!("unexpected first line: {line}"));
-            Ok((child, addr.to_owned()))
-        }
-        Err(_) => {
-            let status = child.wait().unwrap();
-            let mut stderr = String::new();
-            child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-            Err((status.code().unwrap_or(-1), stderr))
-        }
-    }
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_crewgraph"));
+    command
+        .args(["serve", "--addr", "127.0.0.1:0", "--store", store, "--crews", fixture.crews().to_str().unwrap()])
+        .args(args)
+        .env_remove("CREWGRAPH_STORE");
+    crate::serve::process::start(fixture, command)
 }
 
 #[test]

@@ -44,16 +44,17 @@ impl std::ops::DerefMut for Served {
 
 /// `crewgraph serve ARGS` as a child; its address once it says it listens.
 pub(crate) fn spawn(fixture: &Fixture, args: &[&str]) -> (Served, String) {
+    let mut command = Command::new(binary());
+    command.arg("serve").args(["--db", fixture.db().to_str().unwrap(), "--crews", fixture.crews().to_str().unwrap()]).args(args);
+    start(fixture, command).unwrap_or_else(|(code, stderr)| panic!("crewgraph serve ended ({code}) before it listened: {stderr}"))
+}
+
+/// `command` (a `crewgraph serve`) as a child in the fixture's folder, killed if a
+/// failing test leaves it, and its address once it says it listens; or, when it
+/// ends first, its exit status and standard error.
+pub(crate) fn start(fixture: &Fixture, mut command: Command) -> Result<(Served, String), (i32, String)> {
     let mut child = Served(
-        Command::new(binary())
-            .arg("serve")
-            .args(["--db", fixture.db().to_str().unwrap(), "--crews", fixture.crews().to_str().unwrap()])
-            .args(args)
-            .current_dir(fixture.dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("crewgraph serve starts"),
+        command.current_dir(fixture.dir.path()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("crewgraph serve starts"),
     );
     let stdout = child.stdout.take().unwrap();
     let (lines, read) = std::sync::mpsc::channel();
@@ -62,9 +63,19 @@ pub(crate) fn spawn(fixture: &Fixture, args: &[&str]) -> (Served, String) {
             let _ = lines.send(line);
         }
     });
-    let line = read.recv_timeout(LIMIT).expect("it says where it listens");
-    let addr = line.strip_prefix("crewgraph serve: listening on http://").unwrap_or_else(|| panic!("unexpected first line: {line}"));
-    (child, addr.to_owned())
+    match read.recv_timeout(LIMIT) {
+        Ok(line) => {
+            let addr =
+                line.strip_prefix("crewgraph serve: listening on http://").unwrap_or_else(|| panic!("unexpected first line: {line}"));
+            Ok((child, addr.to_owned()))
+        }
+        Err(_) => {
+            let status = child.wait().unwrap();
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            Err((status.code().unwrap_or(-1), stderr))
+        }
+    }
 }
 
 fn wait(child: &mut Child) -> std::process::ExitStatus {
