@@ -202,6 +202,8 @@ async function wideAndZoomed(name) {
     await session.screenshot(`${OUT}/${name}-200.png`);
   } finally {
     await session.execute(`document.documentElement.style.zoom = ""`);
+    // Laid out at 100 % again before a click is computed against the page.
+    await drawn();
   }
 }
 

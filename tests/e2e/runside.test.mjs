@@ -485,6 +485,8 @@ test("at 200 % zoom the transcript has room and the minimap does not cover the g
     await session.screenshot(`${OUT}/runside-05-paused-200.png`);
   } finally {
     await session.execute(`document.documentElement.style.zoom = ""`);
+    // Laid out at 100 % again before a click is computed against the page.
+    await drawn();
   }
   // Stop the typed run if it still waits (a Stop already disabled is not waited for).
   const stoppable = await session.execute(`return !document.querySelector(${JSON.stringify(STOP)})?.disabled`);
