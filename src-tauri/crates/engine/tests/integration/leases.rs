@@ -12,63 +12,26 @@ use std::time::{Duration, Instant};
 
 use crewgraph_engine::run::lease::clock_time;
 use crewgraph_engine::run::{
-    resume_run, start_run, CollectingSink, CrewSource, EventKind, Executor, LeaseOutcome, MemoryStore, RunDeps, RunError, RunStatus,
-    RunStore, SequentialIds, SteppingClock, Timestamp,
+    resume_run, start_run, CollectingSink, EventKind, Executor, LeaseOutcome, RunDeps, RunError, RunStatus, RunStore,
 };
-use crewgraph_engine::{Crew, RunId};
+use crewgraph_engine::RunId;
 use tokio_util::sync::CancellationToken;
 
+use crate::bench::{source, Bench};
 use crate::model::{Book, Say};
-use crate::support::valid;
-
-const PING_PONG: &str = include_str!("../fixtures/ping_pong.yaml");
 
 /// How long a test waits for something that takes a lease's length before calling it hung.
 const DEADLINE: Duration = Duration::from_secs(20);
 
-struct Bench {
-    crew: Crew,
-    store: Arc<MemoryStore>,
-    clock: Arc<SteppingClock>,
-    ids: Arc<SequentialIds>,
-}
-
 impl Bench {
-    fn new() -> Bench {
-        Bench {
-            crew: valid(PING_PONG),
-            store: Arc::new(MemoryStore::new()),
-            clock: Arc::new(SteppingClock::new(Timestamp(1_795_860_000_000), 1)),
-            ids: Arc::new(SequentialIds::default()),
-        }
-    }
-
     /// Wiring for a leg executed by `owner` with leases of `ttl`.
-    fn deps(&self, book: Arc<Book>, owner: &str, ttl: Duration) -> RunDeps {
-        RunDeps {
-            llm: book,
-            store: self.store.clone(),
-            sink: Arc::new(CollectingSink::default()),
-            clock: self.clock.clone(),
-            ids: self.ids.clone(),
-            http: None,
-            tool_host: None,
-            approvals: Default::default(),
-            notices: Vec::new(),
-            gatekeeper: None,
-            breaks: Default::default(),
-            fork: None,
-            executor: Some(Executor { owner: owner.to_owned(), ttl }),
-        }
+    fn leased(&self, book: Arc<Book>, owner: &str, ttl: Duration) -> RunDeps {
+        RunDeps { executor: Some(Executor { owner: owner.to_owned(), ttl }), ..self.deps(book, Arc::new(CollectingSink::default())) }
     }
 
     async fn stored_seqs(&self, id: &RunId) -> usize {
         self.store.events(id, None).await.expect("the run is stored").len()
     }
-}
-
-fn source() -> CrewSource {
-    CrewSource { path: None, fingerprint: "test".into() }
 }
 
 /// Polls `leg` until `book`'s model hangs in it (the leg holds its lease there).
@@ -86,7 +49,7 @@ where
 async fn a_second_executor_is_refused_while_the_first_runs_the_run_and_told_who_and_until_when() {
     let bench = Bench::new();
     let book_a = Arc::new(Book::new(&[("a", &[Say::Text("Over to you. [NEXT]")]), ("b", &[Say::Hang])]));
-    let deps_a = bench.deps(book_a.clone(), "worker-a", Duration::from_secs(60));
+    let deps_a = bench.leased(book_a.clone(), "worker-a", Duration::from_secs(60));
     let cancel = CancellationToken::new();
     let from = source();
     let leg_a = start_run(&bench.crew, &from, "Go.", &deps_a, &cancel);
@@ -97,7 +60,7 @@ async fn a_second_executor_is_refused_while_the_first_runs_the_run_and_told_who_
 
     let book_b = Arc::new(Book::new(&[("b", &[Say::Text("Mine now. [NEXT]")])]));
     let refused =
-        resume_run(&bench.crew, &source(), &id, None, &bench.deps(book_b.clone(), "worker-b", Duration::from_secs(60)), &cancel).await;
+        resume_run(&bench.crew, &source(), &id, None, &bench.leased(book_b.clone(), "worker-b", Duration::from_secs(60)), &cancel).await;
     let Err(RunError::Leased { run, holder, until }) = &refused else { panic!("worker-b must be refused: {refused:?}") };
     assert_eq!((run, holder.as_str()), (&id, "worker-a"));
     let LeaseOutcome::Held(lease) = bench.store.lease(&id, "someone", Duration::from_secs(1)).await.unwrap() else { panic!("still held") };
@@ -121,7 +84,7 @@ async fn a_second_executor_is_refused_while_the_first_runs_the_run_and_told_who_
 async fn a_dead_executors_run_is_taken_over_once_its_lease_runs_out() {
     let bench = Bench::new();
     let book_a = Arc::new(Book::new(&[("a", &[Say::Text("Draft done; your turn. [NEXT]")]), ("b", &[Say::Hang])]));
-    let deps_a = bench.deps(book_a.clone(), "worker-a", Duration::from_secs(2));
+    let deps_a = bench.leased(book_a.clone(), "worker-a", Duration::from_secs(2));
     let cancel = CancellationToken::new();
     {
         let from = source();
@@ -132,7 +95,7 @@ async fn a_dead_executors_run_is_taken_over_once_its_lease_runs_out() {
     }
     let id = RunId::from("run-1");
     let book_b = Arc::new(Book::new(&[("b", &[Say::Text("Note written. [NEXT]")]), ("a", &[Say::Text("Thanks. [DONE]")])]));
-    let deps_b = bench.deps(book_b.clone(), "worker-b", Duration::from_secs(60));
+    let deps_b = bench.leased(book_b.clone(), "worker-b", Duration::from_secs(60));
     let started = Instant::now();
     let mut refusals = 0;
     let resumed = loop {
@@ -163,7 +126,7 @@ async fn a_leg_whose_lease_was_taken_over_while_it_stalled_stops_without_storing
     let bench = Bench::new();
     let book_a = Arc::new(Book::new(&[("a", &[Say::Text("Over to you. [NEXT]")]), ("b", &[Say::Hang])]));
     let ttl = Duration::from_millis(300);
-    let deps_a = bench.deps(book_a.clone(), "worker-a", ttl);
+    let deps_a = bench.leased(book_a.clone(), "worker-a", ttl);
     let cancel = CancellationToken::new();
     let from = source();
     let leg_a = start_run(&bench.crew, &from, "Go.", &deps_a, &cancel);
@@ -205,7 +168,7 @@ async fn of_two_resumes_of_one_paused_run_under_two_executors_exactly_one_procee
         &bench.crew,
         &source(),
         "Paint the fence.",
-        &bench.deps(first, "worker-a", Duration::from_secs(60)),
+        &bench.leased(first, "worker-a", Duration::from_secs(60)),
         &CancellationToken::new(),
     )
     .await
@@ -219,7 +182,7 @@ async fn of_two_resumes_of_one_paused_run_under_two_executors_exactly_one_procee
     // run's status is `running` now, as an interrupted run's is, so only the lease
     // tells worker-b's resume that someone is executing it.
     let book_a = Arc::new(Book::new(&[("a", &[Say::Hang])]));
-    let deps_a = bench.deps(book_a.clone(), "worker-a", Duration::from_secs(60));
+    let deps_a = bench.leased(book_a.clone(), "worker-a", Duration::from_secs(60));
     let cancel = CancellationToken::new();
     let from = source();
     let leg_a = resume_run(&bench.crew, &from, &id, Some("Blue."), &deps_a, &cancel);
@@ -227,7 +190,7 @@ async fn of_two_resumes_of_one_paused_run_under_two_executors_exactly_one_procee
     until_hung(&mut leg_a, &book_a).await;
     let book_b = Arc::new(Book::new(&[("a", &[Say::Text("Red it is. [DONE]")])]));
     let refused =
-        resume_run(&bench.crew, &source(), &id, Some("Red."), &bench.deps(book_b.clone(), "worker-b", Duration::from_secs(60)), &cancel)
+        resume_run(&bench.crew, &source(), &id, Some("Red."), &bench.leased(book_b.clone(), "worker-b", Duration::from_secs(60)), &cancel)
             .await;
     assert!(matches!(&refused, Err(RunError::Leased { holder, .. }) if holder == "worker-a"), "{refused:?}");
     assert!(book_b.asked().is_empty(), "the refused resume called no model");

@@ -29,6 +29,7 @@
 //! binary inputs are generated in temporary directories at test time.
 
 mod bad_input;
+mod bench;
 mod directories;
 mod examples;
 mod graph;

@@ -9,62 +9,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crewgraph_engine::run::{
-    resume_run, start_run, CollectingSink, CrewSource, EventKind, MemoryStore, RunDeps, RunError, RunEvent, RunStatus, RunStore,
-    SequentialIds, SteppingClock, Timestamp,
-};
-use crewgraph_engine::{AgentId, Crew, RunId};
+use crewgraph_engine::run::{resume_run, start_run, CollectingSink, EventKind, RunError, RunEvent, RunStatus, RunStore};
+use crewgraph_engine::{AgentId, RunId};
 use tokio_util::sync::CancellationToken;
 
+use crate::bench::{source, Bench};
 use crate::model::{Book, Say};
-use crate::support::valid;
-
-/// 2026-11-28T10:00:00.000Z, where every run's clock starts (as in crewgraph's traces).
-const START: Timestamp = Timestamp(1_795_860_000_000);
 
 /// The longest a run may take before the test calls it hung (a busy machine included).
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// Two agents that hand the work back and forth on [NEXT]; `a` may end it with
-/// [DONE] or wait for the person with [WAIT].
-const PING_PONG: &str = include_str!("../fixtures/ping_pong.yaml");
-
-/// One store and clock for every leg of a run; each leg brings its own model and sink.
-struct Bench {
-    crew: Crew,
-    store: Arc<MemoryStore>,
-    clock: Arc<SteppingClock>,
-    ids: Arc<SequentialIds>,
-}
-
 impl Bench {
-    fn new() -> Bench {
-        Bench {
-            crew: valid(PING_PONG),
-            store: Arc::new(MemoryStore::new()),
-            clock: Arc::new(SteppingClock::new(START, 1)),
-            ids: Arc::new(SequentialIds::default()),
-        }
-    }
-
-    fn deps(&self, book: Arc<Book>, sink: Arc<CollectingSink>) -> RunDeps {
-        RunDeps {
-            llm: book,
-            store: self.store.clone(),
-            sink,
-            clock: self.clock.clone(),
-            ids: self.ids.clone(),
-            http: None,
-            tool_host: None,
-            approvals: Default::default(),
-            notices: Vec::new(),
-            gatekeeper: None,
-            breaks: Default::default(),
-            fork: None,
-            executor: None,
-        }
-    }
-
     async fn stored(&self, id: &RunId) -> Vec<RunEvent> {
         self.store.events(id, None).await.expect("the run is stored")
     }
@@ -89,10 +44,6 @@ fn trace(events: &[RunEvent]) -> String {
 fn assert_contiguous(events: &[RunEvent]) {
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>(), "seqs without a gap: {}", trace(events));
-}
-
-fn source() -> CrewSource {
-    CrewSource { path: None, fingerprint: "test".into() }
 }
 
 async fn bounded<F: std::future::Future>(leg: F) -> F::Output {
