@@ -23,7 +23,7 @@
 //!   stopping without another step.
 //! - [`run_loop`]: runs paused and resumed, stopped mid-reply and resumed, and
 //!   cancelled, their stored traces snapshot-tested; [`model`] is their
-//!   deterministic model.
+//!   deterministic model and [`bench`] the wiring they share with [`leases`].
 //!
 //! Fixtures live in `tests/fixtures/`, each named after what it exercises; big or
 //! binary inputs are generated in temporary directories at test time.
