@@ -270,6 +270,9 @@ impl RunStore for Discard {
     async fn contexts(&self, _: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
         Ok(None)
     }
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Runs this bench again with `LOAD_PART=part` and reads the number it prints.

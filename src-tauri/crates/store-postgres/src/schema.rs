@@ -19,7 +19,7 @@ use crate::tables::{crew_revisions, crews, events, runs, runtime_agents, setting
 
 /// Every migration, in the order they run; the schema version is how many ran.
 pub(crate) const MIGRATIONS: &[&str] =
-    &[runs::V1, steps::V1, events::V1, crews::V1, crew_revisions::V1, runtime_agents::V1, settings::V1, runs::V2, runs::V3];
+    &[runs::V1, steps::V1, events::V1, crews::V1, crew_revisions::V1, runtime_agents::V1, settings::V1, runs::V2, runs::V3, runs::V4];
 
 /// The key of the advisory lock held while migrating: "Crew" in ASCII.
 const LOCK: i64 = 0x4372_6577;

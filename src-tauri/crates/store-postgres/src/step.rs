@@ -36,11 +36,11 @@ use crate::tables::runs::{self, Position};
 pub(crate) const CREATE: &str = "WITH run AS (
     INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at, forked_from, forked_at,
                       status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                      input_tokens, output_tokens, cost_usd, stored_steps, crew_revision)
+                      input_tokens, output_tokens, cost_usd, stored_steps, crew_revision, options)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
             $9, $10, $11, $12, $13, $14, $15::text::json, $16, $17, $18, $19, $20, $21, 1,
             (SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
-             WHERE c.path = $3 AND r.fingerprint = $4))
+             WHERE c.path = $3 AND r.fingerprint = $4), $27)
     ON CONFLICT (id) DO NOTHING
     RETURNING number
 ), step AS (
@@ -57,7 +57,8 @@ SELECT number FROM run";
 pub(crate) const APPEND: &str = "WITH run AS (
     UPDATE runs SET status = $4, current_agent = $5, handoffs = $6, steps = $7, next_seq = $8, strikes = $9,
                     recent = $10::text::json, history_len = $11, error = $12, updated_at = $13,
-                    input_tokens = $14, output_tokens = $15, cost_usd = $16, stored_steps = stored_steps + 1
+                    input_tokens = $14, output_tokens = $15, cost_usd = $16, stored_steps = stored_steps + 1,
+                    options = COALESCE($21, options)
     WHERE id = $1 AND next_seq = $2::bigint AND history_len = $3::bigint
     RETURNING number, stored_steps - 1 AS step
 ), step AS (
@@ -146,6 +147,8 @@ pub(crate) struct EncodedStep {
     /// Each event's time and kind (JSON), in seq order.
     ats: Vec<i64>,
     kinds: Vec<String>,
+    /// How the leg the step opens is to be executed; None keeps the stored options.
+    options: Option<String>,
 }
 
 impl EncodedStep {
@@ -179,6 +182,7 @@ impl EncodedStep {
             contexts: serde_json::to_string(&step.contexts).map_err(|err| unwritable("what the step's agents were given", err))?,
             ats,
             kinds,
+            options: step.options.clone(),
         })
     }
 
@@ -205,7 +209,7 @@ impl EncodedStep {
             &record.forked_at,
         ];
         params.extend(self.snapshot.params());
-        params.extend([&self.history as &(dyn ToSql + Sync), &self.contexts, &self.from_seq, &self.ats, &self.kinds]);
+        params.extend([&self.history as &(dyn ToSql + Sync), &self.contexts, &self.from_seq, &self.ats, &self.kinds, &self.options]);
         params
     }
 
@@ -213,7 +217,7 @@ impl EncodedStep {
     pub(crate) fn append_params(&self) -> Vec<&(dyn ToSql + Sync)> {
         let mut params: Vec<&(dyn ToSql + Sync)> = vec![&self.run_id, &self.from_seq, &self.from_history];
         params.extend(self.snapshot.params());
-        params.extend([&self.history as &(dyn ToSql + Sync), &self.contexts, &self.ats, &self.kinds]);
+        params.extend([&self.history as &(dyn ToSql + Sync), &self.contexts, &self.ats, &self.kinds, &self.options]);
         params
     }
 

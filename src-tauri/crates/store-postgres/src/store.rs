@@ -156,7 +156,8 @@ impl RunStore for PostgresStore {
                     history.len()
                 )));
             }
-            Ok(Some(StoredRun { record, snapshot, history }))
+            let options = runs::get(row, runs::LOAD_OPTIONS)?;
+            Ok(Some(StoredRun { record, snapshot, history, options }))
         };
         read.await.map_err(|fault| fault.describe(&format!("read run '{id}'"), &self.place))
     }
@@ -220,6 +221,14 @@ impl RunStore for PostgresStore {
             Ok(moved)
         };
         claimed.await.map_err(|fault| fault.describe(&format!("claim run '{id}'"), &self.place))
+    }
+
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError> {
+        let read = async {
+            let rows = self.query(runs::RUNNABLE, &[]).await?;
+            rows.iter().map(|row| runs::get::<String>(row, 0).map(RunId::new)).collect::<Result<Vec<_>, Fault>>()
+        };
+        read.await.map_err(|fault| fault.describe("list the runs nobody executes", &self.place))
     }
 
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError> {

@@ -61,7 +61,7 @@ impl Run {
         snapshot.next_seq += events.len() as u64;
         snapshot.history_len += 1;
         snapshot.steps += 1;
-        StepRecord { run_id: self.id.clone(), events, history: vec![message], snapshot, contexts: Vec::new() }
+        StepRecord { run_id: self.id.clone(), events, history: vec![message], snapshot, contexts: Vec::new(), options: None }
     }
 
     /// One handoff: the agent starts, replies 240 bytes, hands over.

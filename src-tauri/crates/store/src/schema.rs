@@ -37,6 +37,7 @@ fn migrations() -> Migrations<'static> {
         M::up(steps::V2),
         M::up(runs::V4),
         M::up(runs::V5),
+        M::up(runs::V6),
     ])
 }
 
@@ -107,7 +108,7 @@ mod tests {
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-        assert_eq!(version, 12, "one version per migration, applied once");
+        assert_eq!(version, 13, "one version per migration, applied once");
     }
 
     #[test]

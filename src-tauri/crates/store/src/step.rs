@@ -52,7 +52,7 @@ impl EncodedStep {
             events,
             messages,
             row: StepRow::new(step)?,
-            snapshot: SnapshotRow::new(&step.snapshot)?,
+            snapshot: SnapshotRow::new(&step.snapshot, step.options.clone())?,
         })
     }
 

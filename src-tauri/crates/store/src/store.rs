@@ -15,7 +15,7 @@ use crewgraph_engine::ids::RunId;
 use crewgraph_engine::run::lease::ttl_millis;
 use crewgraph_engine::run::seen::AgentContext;
 use crewgraph_engine::run::{
-    LeaseOutcome, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun, Timestamp,
+    Clock, LeaseOutcome, RunEvent, RunRecord, RunStatus, RunStore, RunSummary, StepRecord, StoreError, StoredRun, SystemClock, Timestamp,
 };
 use rusqlite::Connection;
 
@@ -123,7 +123,7 @@ impl RunStore for SqliteStore {
     async fn load_run(&self, id: &RunId) -> Result<Option<StoredRun>, StoreError> {
         let id = id.clone();
         self.read(format!("read run '{id}'"), move |conn| {
-            let Some((number, record, snapshot)) = runs::load(conn, &id)? else { return Ok(None) };
+            let Some(runs::Loaded { number, record, snapshot, options }) = runs::load(conn, &id)? else { return Ok(None) };
             let history = steps::history(conn, number)?;
             if history.len() != snapshot.history_len as usize {
                 return Err(Fault::Unreadable(format!(
@@ -132,7 +132,7 @@ impl RunStore for SqliteStore {
                     history.len()
                 )));
             }
-            Ok(Some(StoredRun { record, snapshot, history }))
+            Ok(Some(StoredRun { record, snapshot, history, options }))
         })
         .await
     }
@@ -174,6 +174,12 @@ impl RunStore for SqliteStore {
             runs::release(conn, &id, &owner)?.ok_or_else(|| StoreError::NoSuchRun(id.clone()).into())
         })
         .await
+    }
+
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError> {
+        // Leases are kept in the system clock's time (see `lease`).
+        let now = SystemClock.now();
+        self.read("list the runs nobody executes".to_owned(), move |conn| runs::runnable(conn, now)).await
     }
 
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {

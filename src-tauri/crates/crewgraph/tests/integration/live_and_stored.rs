@@ -81,6 +81,9 @@ impl RunStore for HeldStore {
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
         self.inner.contexts(id).await
     }
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError> {
+        self.inner.runnable().await
+    }
 }
 
 /// How the test ends the leg that waits for the person.

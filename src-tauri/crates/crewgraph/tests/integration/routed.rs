@@ -462,6 +462,9 @@ impl RunStore for FillingStore {
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<crewgraph_engine::run::seen::AgentContext>>, StoreError> {
         self.inner.contexts(id).await
     }
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError> {
+        self.inner.runnable().await
+    }
 }
 
 #[tokio::test]

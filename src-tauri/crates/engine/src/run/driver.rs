@@ -128,37 +128,53 @@ pub async fn start_run_for(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    if crew.agent(crew.entry_point.as_str()).is_none() {
-        return Err(RunError::NoEntryPoint(crew.entry_point.clone()));
-    }
-    check_deps(crew, deps)?;
-    let id = deps.ids.run_id();
-    let now = deps.clock.now();
-    let record = RunRecord {
-        id: id.clone(),
-        crew_name: crew.name.clone(),
-        crew_path: source.path.clone(),
-        crew_fingerprint: source.fingerprint.clone(),
-        input: input.to_owned(),
-        created_at: now,
-        forked_from: deps.fork.as_ref().map(|fork| fork.from.clone()),
-    };
-    let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
-    let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
-    run.requested = requested.cloned();
-    run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
-    if let Some(before) = deps.breaks.before.clone().filter(|b| !b.is_empty()) {
-        run.event(EventKind::BreakpointsSet { agents: before.clone() });
-        run.breakpoints = before;
-    }
-    run.step_once = deps.breaks.step;
+    let (mut run, record) = Run::starting(crew, source, input, requested, deps, cancel)?;
     run.notices();
-    run.add(Message::user(input));
     let first = run.take_step();
     deps.store.create_run(&record, &first).await?;
     deps.sink.committed_events(first.events);
     run.lease = super::lease::take_lease(&run.id, deps).await?;
     run.drive().await
+}
+
+impl<'a> Run<'a> {
+    /// A new run of `crew` on `input`, with the events of its start and the person's
+    /// input in its history, and the record it is stored with — nothing stored yet.
+    pub(crate) fn starting(
+        crew: &'a Crew,
+        source: &CrewSource,
+        input: &str,
+        requested: Option<&AgentId>,
+        deps: &'a RunDeps,
+        cancel: &'a CancellationToken,
+    ) -> Result<(Run<'a>, RunRecord), RunError> {
+        if crew.agent(crew.entry_point.as_str()).is_none() {
+            return Err(RunError::NoEntryPoint(crew.entry_point.clone()));
+        }
+        check_deps(crew, deps)?;
+        let id = deps.ids.run_id();
+        let now = deps.clock.now();
+        let record = RunRecord {
+            id: id.clone(),
+            crew_name: crew.name.clone(),
+            crew_path: source.path.clone(),
+            crew_fingerprint: source.fingerprint.clone(),
+            input: input.to_owned(),
+            created_at: now,
+            forked_from: deps.fork.as_ref().map(|fork| fork.from.clone()),
+        };
+        let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
+        let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
+        run.requested = requested.cloned();
+        run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
+        if let Some(before) = deps.breaks.before.clone().filter(|b| !b.is_empty()) {
+            run.event(EventKind::BreakpointsSet { agents: before.clone() });
+            run.breakpoints = before;
+        }
+        run.step_once = deps.breaks.step;
+        run.add(Message::user(input));
+        Ok((run, record))
+    }
 }
 
 /// One run in progress: its state and the step being built.
@@ -182,7 +198,7 @@ pub(crate) struct Run<'a> {
     /// `llm` / `gatekeeper`: every agent turn so far, as the router is shown it.
     pub(crate) workflow: Vec<WorkflowStep>,
     /// `scoring`: the agent the person asked for, if any.
-    requested: Option<AgentId>,
+    pub(crate) requested: Option<AgentId>,
     /// Fits each call into its model's context window.
     pub(crate) fitter: Arc<Fitter>,
     /// Where each agent's view of the history started last time (1 = all of it).
@@ -300,7 +316,7 @@ impl<'a> Run<'a> {
         self.snapshot.history_len += 1;
     }
 
-    fn take_step(&mut self) -> StepRecord {
+    pub(crate) fn take_step(&mut self) -> StepRecord {
         self.snapshot.updated_at = self.deps.clock.now();
         StepRecord {
             run_id: self.id.clone(),
@@ -308,6 +324,7 @@ impl<'a> Run<'a> {
             history: std::mem::take(&mut self.added),
             snapshot: self.snapshot.clone(),
             contexts: std::mem::take(&mut self.contexts),
+            options: None,
         }
     }
 

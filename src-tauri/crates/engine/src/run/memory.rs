@@ -24,6 +24,8 @@ struct Entry {
     contexts: Vec<AgentContext>,
     /// Who executes the run, until when (the system clock).
     lease: Option<Lease>,
+    /// How its latest queued leg is to be executed.
+    options: Option<String>,
 }
 
 /// Runs kept in memory for the life of the process.
@@ -86,6 +88,7 @@ impl RunStore for MemoryStore {
                     events: first.events.clone(),
                     contexts: first.contexts.clone(),
                     lease: None,
+                    options: first.options.clone(),
                 },
             );
             Ok(())
@@ -100,13 +103,21 @@ impl RunStore for MemoryStore {
             entry.history.extend(step.history.iter().cloned());
             entry.contexts.extend(step.contexts.iter().cloned());
             entry.snapshot = step.snapshot.clone();
+            if step.options.is_some() {
+                entry.options = step.options.clone();
+            }
             Ok(())
         })
     }
 
     async fn load_run(&self, id: &RunId) -> Result<Option<StoredRun>, StoreError> {
         Ok(self.with(|_, runs| {
-            runs.get(id).map(|e| StoredRun { record: e.record.clone(), snapshot: e.snapshot.clone(), history: e.history.clone() })
+            runs.get(id).map(|e| StoredRun {
+                record: e.record.clone(),
+                snapshot: e.snapshot.clone(),
+                history: e.history.clone(),
+                options: e.options.clone(),
+            })
         }))
     }
 
@@ -171,6 +182,20 @@ impl RunStore for MemoryStore {
             }
             Ok(false)
         })
+    }
+
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError> {
+        let now = SystemClock.now();
+        Ok(self.with(|order, runs| {
+            let mut runnable: Vec<&Entry> = order
+                .iter()
+                .filter_map(|id| runs.get(id))
+                .filter(|e| e.snapshot.status == RunStatus::Running && e.lease.as_ref().is_none_or(|held| held.expires_at <= now))
+                .collect();
+            // Oldest first; runs created in the same millisecond in the order they were stored.
+            runnable.sort_by_key(|e| e.record.created_at);
+            runnable.into_iter().map(|e| e.record.id.clone()).collect()
+        }))
     }
 
     async fn claim(&self, id: &RunId, from: &[RunStatus]) -> Result<bool, StoreError> {

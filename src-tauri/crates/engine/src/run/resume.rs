@@ -28,18 +28,35 @@ pub async fn resume_run(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let (mut run, from) = reopen(crew, source, id, None, deps, cancel).await?;
+    let mut run = resuming(crew, source, id, input, deps, cancel).await?;
+    run.notices();
+    run.drive().await
+}
+
+/// A resume's leg, opened: the run leased (when `deps` name an executor) and
+/// claimed, and the events that open the leg emitted (not stored yet).
+pub(crate) async fn resuming<'a>(
+    crew: &'a Crew,
+    source: &CrewSource,
+    id: &RunId,
+    input: Option<&str>,
+    deps: &'a RunDeps,
+    cancel: &'a CancellationToken,
+) -> Result<Run<'a>, RunError> {
+    let (mut run, from) = reopen(crew, source, id, None, &[RunStatus::Paused, RunStatus::Running], deps, cancel).await?;
     if from == RunStatus::Running {
-        run.event(EventKind::Warning { message: "this run was interrupted; it goes on from its last stored step".into() });
+        run.event(EventKind::Warning { message: INTERRUPTED.into() });
     }
     let input = input.unwrap_or_default();
     run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: input.to_owned() });
-    run.notices();
     if !input.is_empty() {
         run.add(Message::user(input));
     }
-    run.drive().await
+    Ok(run)
 }
+
+/// What a leg going on with an interrupted run says first.
+pub(crate) const INTERRUPTED: &str = "this run was interrupted; it goes on from its last stored step";
 
 /// Goes on with a run waiting for a tool call's approval: `answer` allows the call
 /// (once, or for the rest of the run) or denies it, and the agent's turn goes on.
@@ -51,30 +68,44 @@ pub async fn answer_tool_call(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), deps, cancel).await?;
+    let mut run = answering(crew, source, id, answer, deps, cancel).await?;
+    run.notices();
+    run.drive().await
+}
+
+/// An answer's leg, opened as [`resuming`] opens a resume's.
+pub(crate) async fn answering<'a>(
+    crew: &'a Crew,
+    source: &CrewSource,
+    id: &RunId,
+    answer: Answer,
+    deps: &'a RunDeps,
+    cancel: &'a CancellationToken,
+) -> Result<Run<'a>, RunError> {
+    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), &[RunStatus::Paused, RunStatus::Running], deps, cancel).await?;
     run.event(EventKind::ToolApproval { call_id: answer.call_id.clone(), decision: answer.decision, reason: answer.reason.clone() });
     run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: String::new() });
-    run.notices();
     run.answer = Some(answer);
-    run.drive().await
+    Ok(run)
 }
 
 /// A stored run made ready to go on (leased to the leg's executor, if any, before
 /// it is read, and claimed, so no other leg runs at once), and the status it was
-/// stored with. `answering` is the call a person answers: the run must wait on
-/// exactly that one; without it, the run must wait on none. A leg that does not go
-/// on lets the lease go at once.
-async fn reopen<'a>(
+/// stored with, which must be one of `statuses` (paused or running). `answering` is
+/// the call a person answers: the run must wait on exactly that one; without it, the
+/// run must wait on none. A leg that does not go on lets the lease go at once.
+pub(crate) async fn reopen<'a>(
     crew: &'a Crew,
     source: &CrewSource,
     id: &RunId,
     answering: Option<&str>,
+    statuses: &[RunStatus],
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
 ) -> Result<(Run<'a>, RunStatus), RunError> {
     check_deps(crew, deps)?;
     let lease = take_lease(id, deps).await?;
-    match ready(crew, source, id, answering, deps, cancel).await {
+    match ready(crew, source, id, answering, statuses, deps, cancel).await {
         Ok((mut run, from)) => {
             run.lease = lease;
             Ok((run, from))
@@ -94,12 +125,13 @@ async fn ready<'a>(
     source: &CrewSource,
     id: &RunId,
     answering: Option<&str>,
+    statuses: &[RunStatus],
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
 ) -> Result<(Run<'a>, RunStatus), RunError> {
     let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
     let from = stored.snapshot.status;
-    if !matches!(from, RunStatus::Paused | RunStatus::Running) {
+    if !statuses.contains(&from) {
         return Err(RunError::NotResumable(id.clone(), from.as_str()));
     }
     if crew.agent(stored.snapshot.current_agent.as_str()).is_none() {

@@ -104,6 +104,10 @@ pub struct StepRecord {
     /// What each model call of the step was given ([`super::seen`]): kept with the
     /// step, never sent as events.
     pub contexts: Vec<AgentContext>,
+    /// How the leg this step opens is to be executed, when another executor will
+    /// run it (a queued run, [`super::queued`]): the host's run options, as text the
+    /// engine does not read. None keeps what is stored.
+    pub options: Option<String>,
 }
 
 /// A stored run: how it started, where it stands, what its agents have said.
@@ -112,6 +116,9 @@ pub struct StoredRun {
     pub record: RunRecord,
     pub snapshot: RunSnapshot,
     pub history: Vec<Message>,
+    /// How its latest queued leg is to be executed: the options the last step that
+    /// had them stored ([`StepRecord::options`]); None when no step had any.
+    pub options: Option<String>,
 }
 
 /// A run in a listing.
@@ -214,4 +221,10 @@ pub trait RunStore: Send + Sync {
     /// when the run was stored without them (by a Crewgraph from before they were
     /// kept). `NoSuchRun` for an unknown run.
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError>;
+
+    /// The runs an executor could take now, oldest first: running, and held by
+    /// nobody — no lease, or one that has run out by the store's clock. A run whose
+    /// executor died, or one queued and not yet taken; a sweeper enqueues those no
+    /// queue holds (docs/scale-out.md).
+    async fn runnable(&self) -> Result<Vec<RunId>, StoreError>;
 }

@@ -21,6 +21,9 @@
 //!   holds the run until when (an interrupted run, and two resumes of one paused
 //!   run); a dead executor's run taken over; a leg whose lease was taken over
 //!   stopping without another step.
+//! - [`queued`]: runs opened by one process and executed by another — the same
+//!   stored trace as one process, breakpoints released, stale entries refused, a
+//!   dead worker's leg taken over.
 //! - [`run_loop`]: runs paused and resumed, stopped mid-reply and resumed, and
 //!   cancelled, their stored traces snapshot-tested; [`model`] is their
 //!   deterministic model and [`bench`] the wiring they share with [`leases`].
@@ -38,6 +41,7 @@ mod leases;
 mod matching;
 mod matching_reference;
 mod model;
+mod queued;
 mod registry;
 mod run_loop;
 mod support;

@@ -67,6 +67,22 @@ ALTER TABLE runs ADD COLUMN lease_owner text;
 ALTER TABLE runs ADD COLUMN lease_expires_at bigint;
 ";
 
+/// How a run's latest queued leg is to be executed (the host's run options, as the
+/// step that opened the leg gave them; docs/scale-out.md), NULL when no step gave
+/// any; and the running runs found fast, for the sweeper ([`RUNNABLE`]).
+pub(crate) const V4: &str = "
+ALTER TABLE runs ADD COLUMN options text;
+CREATE INDEX runs_running ON runs (created_at, number) WHERE status = 'running';
+";
+
+/// The running runs nobody holds by the server's clock (no lease, or one run out),
+/// oldest first.
+pub(crate) const RUNNABLE: &str = "
+SELECT id FROM runs
+WHERE status = 'running'
+  AND (lease_owner IS NULL OR lease_expires_at <= floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+ORDER BY created_at, number";
+
 /// Leases run `$1` to `$2` for `$3` ms if nobody holds it, `$2` does, or the
 /// holder's lease has run out — by the server's clock (`clock_timestamp()`, read
 /// once for the statement), so executors on machines whose clocks disagree agree
@@ -128,11 +144,14 @@ pub(crate) const LOAD: &str = "
 SELECT r.id, r.crew_name, r.crew_path, r.crew_fingerprint, r.input, r.created_at, r.forked_from, r.forked_at,
        r.status, r.current_agent, r.handoffs, r.steps, r.next_seq, r.strikes, r.recent::text, r.history_len, r.error,
        r.updated_at, r.input_tokens, r.output_tokens, r.cost_usd,
-       ARRAY(SELECT s.history::text FROM steps s WHERE s.run = r.number ORDER BY s.step)
+       ARRAY(SELECT s.history::text FROM steps s WHERE s.run = r.number ORDER BY s.step), r.options
 FROM runs r WHERE r.id = $1";
 
 /// The column of [`LOAD`] holding the steps' history arrays.
 pub(crate) const LOAD_HISTORY: usize = 21;
+
+/// The column of [`LOAD`] holding how the run's latest queued leg is to be executed.
+pub(crate) const LOAD_OPTIONS: usize = 22;
 
 /// Every run, newest first (by creation time, then by the order they were stored).
 pub(crate) const LIST: &str = "

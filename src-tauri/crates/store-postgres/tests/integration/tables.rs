@@ -93,6 +93,7 @@ async fn a_run_lists_the_revision_of_its_crew_it_ran() {
             history: Vec::new(),
             snapshot: RunSnapshot::starting(AgentId::from("a"), Timestamp(1)),
             contexts: Vec::new(),
+            options: None,
         };
         store.create_run(&record, &first).await.unwrap();
     }

@@ -73,6 +73,12 @@ ALTER TABLE runs ADD COLUMN lease_owner TEXT;
 ALTER TABLE runs ADD COLUMN lease_expires_at INTEGER;
 ";
 
+/// How a run's latest queued leg is to be executed (the host's run options, as the
+/// step that opened the leg gave them; docs/scale-out.md). NULL when no step gave any.
+pub(crate) const V6: &str = "
+ALTER TABLE runs ADD COLUMN options TEXT;
+";
+
 /// Where a stored run stands: what its next step must continue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Position {
@@ -87,13 +93,15 @@ pub(crate) struct Position {
 pub(crate) struct SnapshotRow {
     pub(crate) snapshot: RunSnapshot,
     recent: String,
+    /// The step's options for the leg it opens; None keeps the stored ones.
+    options: Option<String>,
 }
 
 impl SnapshotRow {
-    pub(crate) fn new(snapshot: &RunSnapshot) -> Result<SnapshotRow, Fault> {
+    pub(crate) fn new(snapshot: &RunSnapshot, options: Option<String>) -> Result<SnapshotRow, Fault> {
         let recent = serde_json::to_string(&snapshot.recent)
             .map_err(|err| Fault::Unwritable(format!("the recent turns do not encode as JSON: {err}")))?;
-        Ok(SnapshotRow { snapshot: snapshot.clone(), recent })
+        Ok(SnapshotRow { snapshot: snapshot.clone(), recent, options })
     }
 }
 
@@ -121,10 +129,10 @@ pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow)
         .prepare_cached(
             "INSERT INTO runs (id, crew_name, crew_path, crew_fingerprint, input, created_at,
                                status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                               input_tokens, output_tokens, cost_usd, stored_steps, crew_revision, forked_from, forked_at)
+                               input_tokens, output_tokens, cost_usd, stored_steps, crew_revision, forked_from, forked_at, options)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 1,
                      (SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew
-                      WHERE c.path = ?3 AND r.fingerprint = ?4), ?20, ?21)
+                      WHERE c.path = ?3 AND r.fingerprint = ?4), ?20, ?21, ?22)
              ON CONFLICT (id) DO NOTHING",
         )?
         .execute(params![
@@ -149,6 +157,7 @@ pub(crate) fn insert(conn: &Connection, record: &RunRecord, first: &SnapshotRow)
             s.tokens.cost_usd,
             record.forked_from.as_ref().map(|f| f.run_id.as_str()),
             record.forked_from.as_ref().map(|f| to_sql_int(f.seq, "the fork's seq")).transpose()?,
+            first.options,
         ])?;
     Ok((added > 0).then(|| conn.last_insert_rowid()))
 }
@@ -163,7 +172,8 @@ pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &Snaps
         .prepare_cached(
             "UPDATE runs SET status = ?4, current_agent = ?5, handoffs = ?6, steps = ?7, next_seq = ?8, strikes = ?9,
                              recent = ?10, history_len = ?11, error = ?12, updated_at = ?13,
-                             input_tokens = ?14, output_tokens = ?15, cost_usd = ?16, stored_steps = stored_steps + 1
+                             input_tokens = ?14, output_tokens = ?15, cost_usd = ?16, stored_steps = stored_steps + 1,
+                             options = COALESCE(?17, options)
              WHERE id = ?1 AND next_seq = ?2 AND history_len = ?3
              RETURNING number, stored_steps - 1",
         )?
@@ -185,6 +195,7 @@ pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &Snaps
                 s.tokens.input_tokens,
                 s.tokens.output_tokens,
                 s.tokens.cost_usd,
+                row.options,
             ],
             |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
         )
@@ -248,12 +259,22 @@ pub(crate) fn release(conn: &Connection, id: &RunId, owner: &str) -> Result<Opti
     Ok(number(conn, id)?.map(|_| false))
 }
 
-/// A run's record and snapshot, with its row number; None if unknown.
-pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunRecord, RunSnapshot)>, Fault> {
+/// A stored run as its row has it.
+pub(crate) struct Loaded {
+    /// Its row number, the key of its rows in the other tables.
+    pub(crate) number: i64,
+    pub(crate) record: RunRecord,
+    pub(crate) snapshot: RunSnapshot,
+    /// How its latest queued leg is to be executed.
+    pub(crate) options: Option<String>,
+}
+
+/// A run's record, snapshot and options, with its row number; None if unknown.
+pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<Loaded>, Fault> {
     let mut statement = conn.prepare_cached(
         "SELECT number, id, crew_name, crew_path, crew_fingerprint, input, created_at,
                 status, current_agent, handoffs, steps, next_seq, strikes, recent, history_len, error, updated_at,
-                input_tokens, output_tokens, cost_usd, forked_from, forked_at
+                input_tokens, output_tokens, cost_usd, forked_from, forked_at, options
          FROM runs WHERE id = ?1",
     )?;
     let mut rows = statement.query([id.as_str()])?;
@@ -267,7 +288,17 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<(i64, RunReco
         created_at: timestamp(row, 6, "the creation time")?,
         forked_from: fork_point(row, 20)?,
     };
-    Ok(Some((row.get(0)?, record, snapshot(row, 7)?)))
+    Ok(Some(Loaded { number: row.get(0)?, record, snapshot: snapshot(row, 7)?, options: row.get(22)? }))
+}
+
+/// The running runs nobody holds at `now` (no lease, or one run out), oldest first.
+pub(crate) fn runnable(conn: &Connection, now: Timestamp) -> Result<Vec<RunId>, Fault> {
+    let mut statement = conn.prepare_cached(
+        "SELECT id FROM runs WHERE status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ?1)
+         ORDER BY created_at, number",
+    )?;
+    let ids = statement.query_map([to_sql_int(now.0, "the time")?], |row| row.get::<_, String>(0))?;
+    Ok(ids.map(|id| id.map(RunId::new)).collect::<Result<_, _>>()?)
 }
 
 /// Every run, newest first (by creation time, then by the order they were stored).

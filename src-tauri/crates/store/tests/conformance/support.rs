@@ -68,6 +68,8 @@ pub struct Run {
     pub snapshot: RunSnapshot,
     pub history: Vec<Message>,
     pub events: Vec<RunEvent>,
+    /// The options the last step that had them stored.
+    pub options: Option<String>,
 }
 
 impl Run {
@@ -83,7 +85,7 @@ impl Run {
             forked_from: None,
         };
         let snapshot = RunSnapshot::starting(AgentId::from("teacher"), Timestamp(created_at));
-        Run { record, snapshot, history: Vec::new(), events: Vec::new() }
+        Run { record, snapshot, history: Vec::new(), events: Vec::new(), options: None }
     }
 
     pub fn id(&self) -> &RunId {
@@ -106,7 +108,7 @@ impl Run {
         snapshot.history_len = self.snapshot.history_len + messages.len() as u32;
         snapshot.steps += 1;
         snapshot.updated_at = events.last().map_or(snapshot.updated_at, |e| e.timestamp);
-        StepRecord { run_id: self.record.id.clone(), events, history: messages, snapshot, contexts: Vec::new() }
+        StepRecord { run_id: self.record.id.clone(), events, history: messages, snapshot, contexts: Vec::new(), options: None }
     }
 
     /// The first step: the run starts, the person's input goes into the history.
@@ -152,6 +154,9 @@ impl Run {
         self.events.extend(step.events.iter().cloned());
         self.history.extend(step.history.iter().cloned());
         self.snapshot = step.snapshot.clone();
+        if step.options.is_some() {
+            self.options = step.options.clone();
+        }
     }
 
     /// Creates the run with its first step, and accepts that step.
@@ -171,7 +176,12 @@ impl Run {
 
     /// What `load_run` must return.
     pub fn stored(&self) -> StoredRun {
-        StoredRun { record: self.record.clone(), snapshot: self.snapshot.clone(), history: self.history.clone() }
+        StoredRun {
+            record: self.record.clone(),
+            snapshot: self.snapshot.clone(),
+            history: self.history.clone(),
+            options: self.options.clone(),
+        }
     }
 
     /// Asserts the store holds exactly this run: record, snapshot, history, events.
