@@ -17,6 +17,8 @@
 //! - [`queue`]: [`RedisQueue`] — enqueue, acknowledge, reclaim.
 //! - [`consumer`]: [`Consumer`] — one worker's reads of new entries, on a
 //!   connection of its own (a blocking read holds its connection).
+//! - [`channels`]: what machines tell each other without keeping it (a run's live
+//!   events, a request to cancel a run), on Redis pub/sub.
 //! - [`error`]: [`QueueError`], in a person's words.
 //! - `testing` (feature): a real `redis-server` for tests.
 //!
@@ -35,6 +37,7 @@
 //! ```
 
 pub mod address;
+pub mod channels;
 pub mod consumer;
 pub mod error;
 pub mod job;
@@ -42,6 +45,7 @@ pub mod queue;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use channels::{run_channel, Listener, Listening, Publisher, CONTROL};
 pub use consumer::Consumer;
 pub use error::QueueError;
 pub use job::{BadEntry, Delivery, EntryId, Job, JobKind};

@@ -33,6 +33,8 @@ pub const GROUP: &str = "crewgraph:workers";
 const CONNECT: Duration = Duration::from_secs(5);
 /// How long one command may take.
 const ANSWER: Duration = Duration::from_secs(10);
+/// How many entries one read of the stream's range takes.
+const PAGE: usize = 1000;
 
 /// The queue of runs to execute, on one Redis server.
 #[derive(Clone)]
@@ -142,6 +144,27 @@ impl RedisQueue {
         connection.xlen(STREAM).await.map_err(|err| self.error("count queued runs", &err))
     }
 
+    /// The runs the stream names now (entries waiting, or handed to a worker and not
+    /// acknowledged), read in pages: what a sweeper leaves alone.
+    pub async fn queued_runs(&self) -> Result<std::collections::HashSet<String>, QueueError> {
+        let mut connection = self.connection.clone();
+        let mut runs = std::collections::HashSet::new();
+        let mut start = "-".to_owned();
+        loop {
+            let page: redis::streams::StreamRangeReply =
+                connection.xrange_count(STREAM, &start, "+", PAGE).await.map_err(|err| self.error("list the queued runs", &err))?;
+            let Some(last) = page.ids.last().map(|entry| entry.id.clone()) else { break };
+            let full = page.ids.len() == PAGE;
+            runs.extend(page.ids.iter().filter_map(|entry| Delivery::of(entry).job.ok()).map(|job| job.run_id));
+            if !full {
+                break;
+            }
+            // The next page starts after the last id read (an exclusive range).
+            start = format!("({last}");
+        }
+        Ok(runs)
+    }
+
     /// Whether the queue answers (for health checks).
     pub async fn ping(&self) -> Result<(), QueueError> {
         let mut connection = self.connection.clone();
@@ -162,6 +185,11 @@ impl RedisQueue {
             Err(err) if err.code() == Some("BUSYGROUP") => Ok(()),
             Err(err) => Err(self.error("make the workers' group", &err)),
         }
+    }
+
+    /// The shared connection (it reconnects by itself).
+    pub(crate) fn connection(&self) -> ConnectionManager {
+        self.connection.clone()
     }
 
     pub(crate) fn client(&self) -> &redis::Client {
