@@ -16,3 +16,4 @@
 pub mod api;
 pub mod mcp_server;
 pub mod serve;
+pub mod worker;

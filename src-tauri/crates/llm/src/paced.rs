@@ -14,7 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use crewgraph_engine::run::{ContextWindow, LlmClient, LlmError, LlmReply, LlmRequest, TokenSink};
 use crewgraph_engine::ModelSpec;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use ts_rs::TS;
@@ -25,7 +25,7 @@ use utoipa::ToSchema;
 pub const READABLE_WORD: Duration = Duration::from_millis(60);
 
 /// How fast a scripted run's replies come.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, TS, ToSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum Pace {

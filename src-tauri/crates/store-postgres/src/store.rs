@@ -89,6 +89,15 @@ impl PostgresStore {
         self.place.to_string()
     }
 
+    /// Whether the database answers (for health checks): one round trip.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let asked = async {
+            self.client().await?.simple_query("SELECT 1").await?;
+            Ok::<_, Fault>(())
+        };
+        asked.await.map_err(|fault| fault.describe("answer a ping", &self.place))
+    }
+
     /// How messages name the database.
     pub(crate) fn place(&self) -> &Place {
         &self.place

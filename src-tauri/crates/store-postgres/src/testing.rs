@@ -16,6 +16,8 @@
 //!   beside the server: a small shell that waits for end of file on a pipe only the
 //!   test process holds, then stops the server and removes its folder. The process
 //!   ending closes the pipe, so no server outlives its tests.
+//! - **Restarted** by [`PostgresServer::restart`]: stopped as a crash would and
+//!   started again on its port with its data (a test of a database going away).
 //!
 //! [`shared`] starts one server per test binary, on first use (initdb and start
 //! take about half a second here; a database per test about a quarter of a second).
@@ -163,6 +165,16 @@ impl PostgresServer {
             let _ = watchdog.wait();
         }
         let _ = std::fs::remove_dir_all(&self.root);
+    }
+
+    /// Stops the server at once, as a crash would, and starts it again on the same
+    /// port with the same data (its clients' connections are cut meanwhile).
+    pub fn restart(&self) -> Result<(), LaunchError> {
+        run(
+            self.command("pg_ctl").arg("stop").arg("-D").arg(&self.data).args(["-m", "immediate", "-s"]),
+            "stop the PostgreSQL server (pg_ctl stop)",
+        )?;
+        self.launch()
     }
 
     /// One of the server programs, run as the server's user.

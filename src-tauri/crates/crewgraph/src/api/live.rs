@@ -40,7 +40,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::hub::EventHub;
+use super::queued::{Cluster, LegNews};
 use super::{Api, ApiError, ApiErrorCode, ForkAt, RunOptions};
+use crewgraph_queue::run_channel;
 
 /// How far behind its run's events a watcher may fall before it is dropped, unless
 /// the host says otherwise ([`Api::with_live_capacity`]).
@@ -104,7 +106,7 @@ impl LiveRuns {
         Arc::new(Self { state: Mutex::new(Registry::default()), next_slot: AtomicU64::new(1), capacity })
     }
 
-    fn slot(self: &Arc<Self>, id: Option<&RunId>) -> Result<Arc<RunSlot>, ApiError> {
+    pub(crate) fn slot(self: &Arc<Self>, id: Option<&RunId>) -> Result<Arc<RunSlot>, ApiError> {
         let mut state = lock(&self.state);
         if state.closed {
             return Err(ApiError::new(ApiErrorCode::Conflict, "the server is shutting down: no run starts now"));
@@ -135,6 +137,11 @@ impl LiveRuns {
         }
         state.slots.insert(slot.number, slot.clone());
         Ok(slot)
+    }
+
+    /// How far behind its run's events a watcher may fall.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// The leg of run `id` in progress, if any.
@@ -227,25 +234,35 @@ impl RunSlot {
 }
 
 /// The sink of a leg: names the leg after its run at the first event, publishes
-/// every event to the hub, and says when the leg is under way.
-struct LegSink(Arc<RunSlot>);
+/// every event to the hub (and, in a cluster, to the run's channel), and says when
+/// the leg is under way.
+pub(crate) struct LegSink {
+    slot: Arc<RunSlot>,
+    /// In a cluster: where the leg's events are published, and the leg's name there.
+    news: Option<(Arc<Cluster>, String)>,
+}
 
 impl EventSink for LegSink {
     fn emit(&self, event: &RunEvent) {
-        let slot = &self.0;
+        let slot = &self.slot;
         if slot.id.get().is_none() {
             if let Some(registry) = slot.registry.upgrade() {
                 registry.name(slot, &event.run_id);
             }
         }
         slot.hub.publish(event);
+        if let Some((cluster, leg)) = &self.news {
+            if let Ok(payload) = serde_json::to_string(&LegNews { leg: leg.clone(), events: vec![event] }) {
+                cluster.publisher().publish(run_channel(event.run_id.as_str()), payload);
+            }
+        }
         if slot.ready_on_first_event {
             slot.settle(Ok(event.run_id.clone()));
         }
     }
 
     fn committed(&self, seq: u64) {
-        let slot = &self.0;
+        let slot = &self.slot;
         slot.hub.committed(seq);
         if let Some(id) = slot.id.get() {
             slot.settle(Ok(id.clone()));
@@ -275,7 +292,28 @@ impl Drop for LegGuard {
     }
 }
 
+impl LiveRuns {
+    /// Runs `leg`, owned by `slot`, in the caller's task, to its end: what a worker
+    /// does with each run the queue hands it.
+    pub(crate) async fn run_here<F>(self: &Arc<Self>, slot: Arc<RunSlot>, leg: F) -> Result<RunOutcome, ApiError>
+    where
+        F: Future<Output = Result<RunOutcome, ApiError>>,
+    {
+        let guard = LegGuard { slot, finished: AtomicBool::new(false) };
+        let outcome = leg.await;
+        guard.slot.settle(outcome.as_ref().map(|o| o.run_id.clone()).map_err(Clone::clone));
+        guard.finished.store(true, Ordering::Release);
+        outcome
+    }
+}
+
 impl Api {
+    /// The sink of a leg owned by `slot`.
+    pub(crate) fn leg_sink(&self, slot: &Arc<RunSlot>) -> Arc<LegSink> {
+        let news = self.cluster().map(|cluster| (cluster.clone(), leg_name()));
+        Arc::new(LegSink { slot: slot.clone(), news })
+    }
+
     /// Lets watchers of a run fall `capacity` events behind before they are dropped
     /// (default [`DEFAULT_LIVE_CAPACITY`]). Call before any run starts.
     pub fn with_live_capacity(mut self, capacity: usize) -> Self {
@@ -300,9 +338,12 @@ impl Api {
     /// step is stored. Errors are those of [`Api::start_run`] before it began.
     pub async fn spawn_run(&self, path: &Path, input: &str, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
+        if let Some(id) = self.queue_start(path, input, &options).await? {
+            return Ok(id);
+        }
         let slot = self.live.slot(None)?;
         slot.hand(&options);
-        let (api, path, input, sink) = (self.clone(), path.to_path_buf(), input.to_owned(), Arc::new(LegSink(slot.clone())));
+        let (api, path, input, sink) = (self.clone(), path.to_path_buf(), input.to_owned(), self.leg_sink(&slot));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.start_run(&path, &input, &options, sink, &cancel).await }).await
     }
@@ -311,9 +352,12 @@ impl Api {
     /// is under way. `conflict` when a leg of it is in progress already.
     pub async fn spawn_resume(&self, id: &RunId, input: Option<&str>, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
+        if self.live.get(id).is_none() && self.queue_resume(id, input, &options).await? {
+            return Ok(id.clone());
+        }
         let slot = self.live.slot(Some(id))?;
         slot.hand(&options);
-        let (api, id, input, sink) = (self.clone(), id.clone(), input.map(str::to_owned), Arc::new(LegSink(slot.clone())));
+        let (api, id, input, sink) = (self.clone(), id.clone(), input.map(str::to_owned), self.leg_sink(&slot));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.resume_run(&id, input.as_deref(), &options, sink, &cancel).await }).await
     }
@@ -323,9 +367,12 @@ impl Api {
     /// under way. `conflict` when a leg of it is in progress already.
     pub async fn spawn_answer(&self, id: &RunId, answer: Answer, options: RunOptions) -> Result<RunId, ApiError> {
         self.store()?;
+        if self.live.get(id).is_none() && self.queue_answer(id, &answer, &options).await? {
+            return Ok(id.clone());
+        }
         let slot = self.live.slot(Some(id))?;
         slot.hand(&options);
-        let (api, id, sink) = (self.clone(), id.clone(), Arc::new(LegSink(slot.clone())));
+        let (api, id, sink) = (self.clone(), id.clone(), self.leg_sink(&slot));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.answer_tool_call(&id, answer, &options, sink, &cancel).await }).await
     }
@@ -336,7 +383,7 @@ impl Api {
         self.store()?;
         let slot = self.live.slot(None)?;
         slot.hand(&options);
-        let (api, id, sink) = (self.clone(), id.clone(), Arc::new(LegSink(slot.clone())));
+        let (api, id, sink) = (self.clone(), id.clone(), self.leg_sink(&slot));
         let cancel = slot.cancel.clone();
         self.live.spawn(slot, async move { api.fork_run(&id, &at, &options, sink, &cancel).await }).await
     }
@@ -346,6 +393,9 @@ impl Api {
     pub async fn cancel_run(&self, id: &RunId) -> Result<(), ApiError> {
         if let Some(slot) = self.live.get(id) {
             slot.cancel.cancel();
+            return Ok(());
+        }
+        if self.cancel_queued(id).await? {
             return Ok(());
         }
         let stored = self.stored_run(id).await?;
@@ -396,4 +446,13 @@ impl Api {
     pub async fn interrupt_runs(&self) -> Vec<RunId> {
         self.live.interrupt().await
     }
+}
+
+/// A name for a leg no other leg on any machine has (a watcher of its run's channel
+/// tells legs apart by it).
+fn leg_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    format!("{:016x}", hasher.finish())
 }

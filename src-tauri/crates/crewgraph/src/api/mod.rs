@@ -36,8 +36,10 @@ mod live;
 mod models;
 pub mod operation;
 pub mod operations;
+mod queued;
 mod reach;
 mod recording;
+mod remote;
 mod revisions;
 mod routing;
 mod runs;
@@ -75,6 +77,7 @@ pub use live::{LiveRuns, DEFAULT_LIVE_CAPACITY};
 pub use models::{ModelRequest, ModelView, SettingsStore};
 pub use operation::{Method, Operation, Route};
 pub use operations::{ApproveToolCall, ForkRun, Replies, ResumeRun, RunAccepted, RunDetail, StartRun};
+pub use queued::{Cluster, LegOptions};
 pub use reach::{CrewsRoot, Reach};
 pub use recording::{read_recording, Recording, RECORDING_FORMAT, RECORDING_VERSION};
 pub use revisions::{CrewStore, RevisionDiff, RevisionSpec, RevisionView};
@@ -117,6 +120,10 @@ pub struct Api {
     /// machines: each leg then holds its run's lease (docs/scale-out.md). None: a
     /// store of this process's own, no leases.
     executor: Option<crewgraph_engine::run::Executor>,
+    /// The cluster it is part of, and its part: an API node handing runs to a
+    /// queue, or a worker executing them (docs/scale-out.md). None: it executes
+    /// every run it is asked to itself.
+    cluster: Option<(Arc<queued::Cluster>, queued::Part)>,
 }
 
 impl Api {
@@ -138,6 +145,7 @@ impl Api {
             reach: Arc::new(Reach::Anywhere),
             traces: Arc::default(),
             executor: None,
+            cluster: None,
         }
     }
 

@@ -101,7 +101,7 @@ impl From<RunError> for ApiError {
 /// A leg's outcome in the API's words. Two legs that both loaded the run before
 /// either stored a step: the store keeps the first one's step and refuses the other's
 /// (`other` says what the first was).
-fn leg_outcome(id: &RunId, outcome: Result<RunOutcome, RunError>, other: &str) -> Result<RunOutcome, ApiError> {
+pub(crate) fn leg_outcome(id: &RunId, outcome: Result<RunOutcome, RunError>, other: &str) -> Result<RunOutcome, ApiError> {
     match outcome {
         Err(RunError::Store(StoreError::OutOfOrder { .. })) => {
             Err(ApiError::new(ApiErrorCode::Conflict, format!("{} ({other} stored its next step first)", RunError::Conflict(id.clone()))))
@@ -260,11 +260,19 @@ impl Api {
         sink: Arc<dyn EventSink>,
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, ApiError> {
-        let store = self.store()?;
         let stored = self.stored_run(id).await?;
+        self.check_resumable(id, &stored, input).await?;
+        let (crew, source, deps) = self.next_leg(id, &stored, options, sink).await?;
+        let outcome = resume_run(&crew, &source, id, input, &deps, cancel).await;
+        leg_outcome(id, outcome, "another resume of it")
+    }
+
+    /// Whether stored run `id` can be resumed with `input`: a paused run waiting for a
+    /// tool call's approval cannot, nor one waiting for an answer that is not given.
+    pub(crate) async fn check_resumable(&self, id: &RunId, stored: &StoredRun, input: Option<&str>) -> Result<(), ApiError> {
         let mut held = false;
         if stored.snapshot.status == RunStatus::Paused {
-            let events = store.events(id, None).await?;
+            let events = self.store()?.events(id, None).await?;
             if let Some(waiting) = approval::pending(&events) {
                 return Err(RunError::AwaitsApproval { run: id.clone(), call_id: waiting.call_id, tool: waiting.name }.into());
             }
@@ -277,9 +285,7 @@ impl Api {
                 format!("run '{id}' is paused, waiting for your answer: resume it with one (--input TEXT)"),
             ));
         }
-        let (crew, source, deps) = self.next_leg(id, &stored, options, sink).await?;
-        let outcome = resume_run(&crew, &source, id, input, &deps, cancel).await;
-        leg_outcome(id, outcome, "another resume of it")
+        Ok(())
     }
 
     /// Goes on with run `id`, waiting for a person to allow a tool call, with their
@@ -311,7 +317,7 @@ impl Api {
     /// What the next leg of stored run `id` goes on with: its crew file as it is now
     /// (with the app's tool servers), where that came from, and the run's wiring —
     /// with a script, told what the run already took from it.
-    async fn next_leg(
+    pub(crate) async fn next_leg(
         &self,
         id: &RunId,
         stored: &StoredRun,
@@ -379,8 +385,11 @@ impl Api {
     /// harmless: a leg that ends during the read is answered live, with its status
     /// as it was read or as it ended, and the next question finds it not live.
     pub async fn run_detail(&self, id: &RunId) -> Result<RunDetail, ApiError> {
-        let live = self.is_live(id);
+        let mut live = self.is_live(id);
         let (run, _) = self.run_and_crew(id).await?;
+        // On an API node a running run is going on elsewhere: queued, or executed by a
+        // worker (one whose worker died is taken over, or queued again by the sweeper).
+        live |= self.api_node().is_some() && run.status == RunStatus::Running;
         let crew = run.crew_path.clone();
         Ok(RunDetail { run, live, crew })
     }

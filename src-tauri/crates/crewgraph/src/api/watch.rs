@@ -7,6 +7,9 @@
 //! stored), then read the store; every event is in one of the three (see
 //! [`super::hub`]). Overlaps are dropped by `seq`. A watcher that falls a whole
 //! ring behind ends with [`WatchItem::Lagged`] instead of being buffered for.
+//!
+//! On an API node of a cluster, a run going on elsewhere (queued, or executed by
+//! a worker) is watched the same way, its live side a [`RemoteWatch`].
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -17,6 +20,7 @@ use futures_util::Stream;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::hub::LiveItem;
+use super::remote::RemoteWatch;
 use super::{Api, ApiError};
 
 /// What a watcher receives.
@@ -39,6 +43,8 @@ pub enum WatchItem {
 pub struct RunWatch {
     replay: VecDeque<Arc<RunEvent>>,
     live: Option<broadcast::Receiver<LiveItem>>,
+    /// A run going on on another machine: its live side.
+    remote: Option<RemoteWatch>,
     /// The last `seq` handed out (or the point the watcher came back from).
     last: Option<u64>,
 }
@@ -46,7 +52,7 @@ pub struct RunWatch {
 impl RunWatch {
     /// True while the run has a leg in progress that this watch follows.
     pub fn is_live(&self) -> bool {
-        self.live.is_some()
+        self.live.is_some() || self.remote.is_some()
     }
 
     /// How many stored (or not yet stored) events come before the live ones.
@@ -59,6 +65,14 @@ impl RunWatch {
         if let Some(event) = self.replay.pop_front() {
             self.last = Some(event.seq);
             return Some(WatchItem::Event(event));
+        }
+        if let Some(remote) = self.remote.as_mut() {
+            let item = remote.next(self.last).await;
+            match &item {
+                Some(WatchItem::Event(event)) => self.last = Some(event.seq),
+                _ => self.remote = None,
+            }
+            return item;
         }
         let live = self.live.as_mut()?;
         loop {
@@ -89,7 +103,7 @@ impl RunWatch {
     /// A watch of live items only (a unit test's run, `tx` standing for its hub).
     #[cfg(test)]
     pub(crate) fn live_only(live: broadcast::Receiver<LiveItem>) -> RunWatch {
-        RunWatch { replay: VecDeque::new(), live: Some(live), last: None }
+        RunWatch { replay: VecDeque::new(), live: Some(live), remote: None, last: None }
     }
 
     /// The watch as a stream.
@@ -103,6 +117,20 @@ impl Api {
     /// `not_found` for a run that is neither stored nor going on.
     pub async fn watch_run(&self, id: &RunId, after: Option<u64>) -> Result<RunWatch, ApiError> {
         let joined = self.live.get(id).and_then(|slot| slot.hub.subscribe());
+        if joined.is_none() {
+            if let Some(cluster) = self.api_node() {
+                // Listening before the store is read: what is published meanwhile is heard.
+                let listening = cluster.listener().listen(&crewgraph_queue::run_channel(id.as_str()));
+                let stored = self.store()?.events(id, after).await?;
+                let going_on = match stored.last() {
+                    Some(last) => !matches!(last.kind, crewgraph_engine::run::EventKind::RunFinished { .. }),
+                    None => self.stored_run(id).await?.snapshot.status == crewgraph_engine::run::RunStatus::Running,
+                };
+                let store = self.store()?;
+                let remote = going_on.then(|| RemoteWatch::new(id.clone(), store, listening, self.live.capacity()));
+                return Ok(RunWatch { replay: stored.into_iter().map(Arc::new).collect(), live: None, remote, last: after });
+            }
+        }
         let stored = match self.store()?.events(id, after).await {
             Ok(events) => events,
             // A run that has just started is live before its first step is stored.
@@ -121,6 +149,6 @@ impl Api {
                 replay.push_back(event);
             }
         }
-        Ok(RunWatch { replay, live, last: after })
+        Ok(RunWatch { replay, live, remote: None, last: after })
     }
 }

@@ -19,6 +19,7 @@ pub(crate) mod terminal;
 mod test_cmd;
 mod transcript;
 mod validate;
+mod worker_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -370,6 +371,50 @@ enum Command {
         /// closed as they arrive).
         #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
         max_connections_per_client: u32,
+        /// Hand the runs it is asked for to workers reading this Redis queue
+        /// (redis://HOST:PORT) instead of executing them: an API node of a cluster
+        /// (needs --store); also read from $CREWGRAPH_QUEUE. See docs/scale-out.md.
+        #[arg(long, value_name = "URL")]
+        queue: Option<String>,
+        /// With --queue: how often to queue again the runs the store has as runnable
+        /// and no queue entry names (lost by a crash or a Redis that lost its data).
+        #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+        sweep_every: u64,
+    },
+    /// Execute runs from a Redis queue, keeping them in a PostgreSQL database shared
+    /// with the API nodes (crewgraph serve --queue … --store …). Stops on SIGTERM or
+    /// Ctrl-C: each run finishes the step it is in and goes back to the queue. See
+    /// docs/scale-out.md.
+    #[command(after_help = WORKER_EXAMPLES)]
+    Worker {
+        /// The queue to take runs from (redis://HOST:PORT); also read from $CREWGRAPH_QUEUE.
+        #[arg(long, value_name = "URL")]
+        queue: Option<String>,
+        /// The database the runs are kept in (postgres://USER@HOST:PORT/DATABASE);
+        /// also read from $CREWGRAPH_STORE, which keeps a password out of the process list.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
+        /// How many runs it executes at once.
+        #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+        concurrency: u32,
+        /// Its name among the workers (default: HOST:PID); unique per worker.
+        #[arg(long, value_name = "NAME")]
+        id: Option<String>,
+        /// Answer GET /health on this address (HOST:PORT): 200 when the queue and
+        /// the database answer, 503 otherwise.
+        #[arg(long, value_name = "ADDR", value_parser = serve_cmd::parse_addr)]
+        health: Option<std::net::SocketAddr>,
+        /// The crews folder, at the same path as on the API nodes.
+        #[arg(long, value_name = "DIR", default_value = "crews")]
+        crews: PathBuf,
+        /// How long a stop waits for runs to finish their step before dropping them
+        /// where they stand (they are taken over once their leases run out).
+        #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+        drain: u64,
+        /// How long its hold on a run lasts unless renewed (it renews it every third
+        /// of that while it runs): how soon others take over the runs of a worker that died.
+        #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+        lease: u64,
     },
     /// The crews of a folder as MCP tools, over stdin/stdout: add this command to
     /// Claude Desktop, Cursor or VS Code and call a crew from there. Each crew that
@@ -536,6 +581,14 @@ A probes file:
       status: terminated        # optional: how the run ends
       repeat: 3                 # optional: run it 3 times";
 
+const WORKER_EXAMPLES: &str = "\
+Examples:
+  crewgraph serve --queue redis://10.0.0.5:6379 --store postgres://crew@10.0.0.6/crewgraph
+                                                     an API node: runs go to the workers
+  crewgraph worker --queue redis://10.0.0.5:6379 --store postgres://crew@10.0.0.6/crewgraph \\
+      --concurrency 200 --health 0.0.0.0:7879         a worker, 200 runs at once, its health on :7879
+";
+
 const SERVE_EXAMPLES: &str = "\
 Examples:
   crewgraph serve                                    http://127.0.0.1:7878 on the crews in ./crews
@@ -620,9 +673,29 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             AgentsAction::List { crew, json } => agents_cmd::list(&crew, json, db.as_deref()),
             AgentsAction::Remove { id, crew } => agents_cmd::remove(&id, &crew, db.as_deref()),
         }),
-        Command::Serve { addr, db, store, token, crews, ui, max_connections_per_client } => {
-            Ok(serve_cmd::run(serve_cmd::ServeArgs { addr, db, store, token, crews, ui, per_client: max_connections_per_client as usize }))
+        Command::Serve { addr, db, store, token, crews, ui, max_connections_per_client, queue, sweep_every } => {
+            Ok(serve_cmd::run(serve_cmd::ServeArgs {
+                addr,
+                db,
+                store,
+                token,
+                crews,
+                ui,
+                per_client: max_connections_per_client as usize,
+                queue,
+                sweep_every: std::time::Duration::from_secs(sweep_every),
+            }))
         }
+        Command::Worker { queue, store, concurrency, id, health, crews, drain, lease } => Ok(worker_cmd::run(worker_cmd::WorkerArgs {
+            queue,
+            store,
+            concurrency: concurrency as usize,
+            id,
+            health,
+            crews,
+            drain: std::time::Duration::from_secs(drain),
+            lease: std::time::Duration::from_secs(lease),
+        })),
         Command::Mcp { crews, db } => Ok(mcp_cmd::run(mcp_cmd::McpArgs { crews, db })),
         Command::Import { from: ImportFrom::Crewai { paths, out } } => Ok(import_cmd::crewai(&paths, out.as_deref())),
         Command::Keys { action } => Ok(match action {

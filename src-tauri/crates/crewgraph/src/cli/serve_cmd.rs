@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crewgraph::api::Api;
+use crewgraph::api::{Api, Cluster};
 use crewgraph::serve::{check_exposure, shutdown, ServeConfig, Server};
 use crewgraph_engine::run::Executor;
 
@@ -28,6 +28,10 @@ pub struct ServeArgs {
     pub ui: Option<PathBuf>,
     /// The most connections one client address may hold at once.
     pub per_client: usize,
+    /// A Redis queue to hand runs to (`redis://…`): the server is an API node.
+    pub queue: Option<String>,
+    /// With a queue: how often the sweeper runs.
+    pub sweep_every: Duration,
 }
 
 /// `--addr`: an IP address and port, or a host name and port (`localhost:7878` is
@@ -64,6 +68,25 @@ pub fn run(args: ServeArgs) -> ExitCode {
         // is executed by two of them at once (docs/scale-out.md).
         api = api.with_executor(this_server());
     }
+    let queue_url = args.queue.or_else(|| std::env::var("CREWGRAPH_QUEUE").ok()).filter(|url| !url.trim().is_empty());
+    if queue_url.is_some() && !matches!(backing, super::store::Backing::Postgres(_)) {
+        tell!(
+            "crewgraph serve: --queue needs a database the workers share: --store postgres://USER@HOST:PORT/DATABASE (or $CREWGRAPH_STORE)"
+        );
+        return ExitCode::from(2);
+    }
+    let cluster = match &queue_url {
+        None => None,
+        Some(url) => match runtime.block_on(async { crewgraph_queue::RedisQueue::connect(url).await.map(Cluster::new) }) {
+            Ok(cluster) => Some(cluster),
+            Err(error) => return fail(&error.to_string()),
+        },
+    };
+    if let Some(cluster) = &cluster {
+        api = api.with_queue(cluster.clone());
+        let (sweeper, every) = (api.clone(), args.sweep_every);
+        runtime.spawn(async move { sweep(sweeper, every).await });
+    }
     let mut config = ServeConfig::new(args.addr);
     config.token = token;
     config.connections.per_client = args.per_client;
@@ -76,10 +99,14 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let tools = api.clone();
         let server = Server::bind(api, config).await.map_err(|e| e.to_string())?;
         let crews = std::path::absolute(&args.crews).unwrap_or(args.crews.clone());
+        let runs = match &cluster {
+            Some(cluster) => format!("{}, runs executed by the workers of the queue at {}", backing.describe(), cluster.queue().address()),
+            None => backing.describe(),
+        };
         tell!(
             "crewgraph serve: crews in {}, {}, {}",
             crews.display(),
-            backing.describe(),
+            runs,
             ui.map_or_else(
                 || "no web UI (build it with 'make build', or give it with --ui DIR)".to_owned(),
                 |u| format!("web UI from {}", u.display())
@@ -116,6 +143,24 @@ pub fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
+/// Queues again, every `every`, the runs the store has as runnable and no queue
+/// entry names ([`Api::sweep`]).
+async fn sweep(api: Api, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match api.sweep().await {
+            Ok(swept) if !swept.is_empty() => {
+                let ids: Vec<String> = swept.iter().map(ToString::to_string).collect();
+                tell!("crewgraph serve: queued again {} run(s) no queue entry named: {}", ids.len(), ids.join(", "));
+            }
+            Ok(_) => {}
+            Err(error) => tell!("crewgraph serve: the sweep could not run ({}); trying again in {} s", error.message, every.as_secs()),
+        }
+    }
+}
+
 /// This server as the executor of the runs it executes: named after its host and
 /// process, a lease of 30 s renewed while a leg runs.
 fn this_server() -> Executor {
@@ -125,7 +170,7 @@ fn this_server() -> Executor {
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "this machine".to_owned());
-    Executor { owner: format!("crewgraph serve on {host} (process {})", std::process::id()), ttl: Duration::from_secs(30) }
+    Executor::new(format!("crewgraph serve on {host} (process {})", std::process::id()), Duration::from_secs(30))
 }
 
 fn fail(error: &str) -> ExitCode {

@@ -17,7 +17,9 @@
 //! Recordings (`recording`): a run exported to one JSON file, read back, and broken ones refused.
 //! Live runs (`live_and_stored`): a run that is not live reads as its last leg left it.
 //! PostgreSQL (`postgres`): the API on one database shared by two APIs, on a real
-//! server the test starts (issue 20).
+//! server the test starts (issue 20); a cluster (`workers`): an API node and
+//! `crewgraph worker` processes on a real PostgreSQL and Redis — runs executed once,
+//! a killed worker's taken over, Redis and PostgreSQL restarted under load.
 //! The HTTP server (`serve`): every route of `crewgraph serve`, its server-sent
 //! events, its security, and the binary's start and stop.
 //! Callers (`callers`): crews called as MCP tools and OpenAI models by the official
@@ -75,3 +77,4 @@ mod support;
 mod tools;
 mod traces;
 mod validate;
+mod workers;

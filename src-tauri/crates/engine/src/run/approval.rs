@@ -44,7 +44,8 @@ impl ToolDecision {
 }
 
 /// Who answers a call waiting for approval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Approvals {
     /// A person: the run waits for them.
     #[default]

@@ -347,6 +347,10 @@ impl<'a> Run<'a> {
     async fn drive_leg(&mut self) -> Result<RunOutcome, RunError> {
         while self.snapshot.status == RunStatus::Running {
             let lease = self.lease.clone();
+            if lease.is_some() && self.deps.executor.as_ref().is_some_and(|executor| executor.stop.is_cancelled()) {
+                // The executor is stopping: the run stays running, from its last stored step.
+                break;
+            }
             if self.cancel.is_cancelled() {
                 self.finish(RunStatus::Cancelled, None);
             } else if self.holds_here() {

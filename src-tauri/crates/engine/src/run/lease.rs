@@ -85,13 +85,24 @@ pub fn ttl_millis(ttl: Duration) -> u64 {
 }
 
 /// Who executes a run's legs, for [`super::RunDeps::executor`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Executor {
     /// Its name, unique among the executors sharing a store (a worker's id).
     pub owner: String,
     /// How long a lease lasts unless renewed. A leg renews it once a third of it has
     /// passed, so two renewals may fail before it runs out.
     pub ttl: Duration,
+    /// Fires when the executor is stopping (a worker told to stop): each of its legs
+    /// stops after the step it is in, the run left `running` and its lease let go,
+    /// so another executor goes on with it at once.
+    pub stop: tokio_util::sync::CancellationToken,
+}
+
+impl Executor {
+    /// `owner`, with leases of `ttl`, not stopping.
+    pub fn new(owner: impl Into<String>, ttl: Duration) -> Executor {
+        Executor { owner: owner.into(), ttl, stop: tokio_util::sync::CancellationToken::new() }
+    }
 }
 
 /// Why a leg's lease could not be kept.

@@ -46,8 +46,11 @@ pub async fn open_start(
     Ok(record.id)
 }
 
-/// Stores the opening of a resume of run `id` (see [`super::resume_run`]) with how
-/// the leg is to be executed, for another executor to go on with it.
+/// Stores the opening of a resume of paused run `id` (see [`super::resume_run`])
+/// with how the leg is to be executed, for another executor to go on with it. A run
+/// that is running (queued, executed, or opened by another resume a moment ago) is
+/// refused ([`RunError::NotResumable`]): of two resumes of one paused run, one
+/// opens it.
 pub async fn open_resume(
     crew: &Crew,
     source: &CrewSource,
@@ -57,13 +60,13 @@ pub async fn open_resume(
     options: String,
 ) -> Result<(), RunError> {
     let cancel = CancellationToken::new();
-    let run = resuming(crew, source, id, input, deps, &cancel).await?;
+    let run = resuming(crew, source, id, input, &[RunStatus::Paused], deps, &cancel).await?;
     stand_by(run, options).await
 }
 
-/// Stores a person's answer to the tool call run `id` waits on (see
+/// Stores a person's answer to the tool call paused run `id` waits on (see
 /// [`super::answer_tool_call`]) with how the leg is to be executed, for another
-/// executor to go on with it.
+/// executor to go on with it; refused as [`open_resume`] refuses.
 pub async fn open_answer(
     crew: &Crew,
     source: &CrewSource,
@@ -73,7 +76,7 @@ pub async fn open_answer(
     options: String,
 ) -> Result<(), RunError> {
     let cancel = CancellationToken::new();
-    let run = answering(crew, source, id, answer, deps, &cancel).await?;
+    let run = answering(crew, source, id, answer, &[RunStatus::Paused], deps, &cancel).await?;
     stand_by(run, options).await
 }
 

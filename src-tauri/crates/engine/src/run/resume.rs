@@ -28,22 +28,24 @@ pub async fn resume_run(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let mut run = resuming(crew, source, id, input, deps, cancel).await?;
+    let mut run = resuming(crew, source, id, input, &[RunStatus::Paused, RunStatus::Running], deps, cancel).await?;
     run.notices();
     run.drive().await
 }
 
-/// A resume's leg, opened: the run leased (when `deps` name an executor) and
-/// claimed, and the events that open the leg emitted (not stored yet).
+/// A resume's leg, opened: the run (whose status must be one of `statuses`)
+/// leased (when `deps` name an executor) and claimed, and the events that open the
+/// leg emitted (not stored yet).
 pub(crate) async fn resuming<'a>(
     crew: &'a Crew,
     source: &CrewSource,
     id: &RunId,
     input: Option<&str>,
+    statuses: &[RunStatus],
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
 ) -> Result<Run<'a>, RunError> {
-    let (mut run, from) = reopen(crew, source, id, None, &[RunStatus::Paused, RunStatus::Running], deps, cancel).await?;
+    let (mut run, from) = reopen(crew, source, id, None, statuses, deps, cancel).await?;
     if from == RunStatus::Running {
         run.event(EventKind::Warning { message: INTERRUPTED.into() });
     }
@@ -68,7 +70,7 @@ pub async fn answer_tool_call(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let mut run = answering(crew, source, id, answer, deps, cancel).await?;
+    let mut run = answering(crew, source, id, answer, &[RunStatus::Paused, RunStatus::Running], deps, cancel).await?;
     run.notices();
     run.drive().await
 }
@@ -79,10 +81,11 @@ pub(crate) async fn answering<'a>(
     source: &CrewSource,
     id: &RunId,
     answer: Answer,
+    statuses: &[RunStatus],
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
 ) -> Result<Run<'a>, RunError> {
-    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), &[RunStatus::Paused, RunStatus::Running], deps, cancel).await?;
+    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), statuses, deps, cancel).await?;
     run.event(EventKind::ToolApproval { call_id: answer.call_id.clone(), decision: answer.decision, reason: answer.reason.clone() });
     run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: String::new() });
     run.answer = Some(answer);

@@ -26,7 +26,7 @@ const DEADLINE: Duration = Duration::from_secs(20);
 impl Bench {
     /// Wiring for a leg executed by `owner` with leases of `ttl`.
     fn leased(&self, book: Arc<Book>, owner: &str, ttl: Duration) -> RunDeps {
-        RunDeps { executor: Some(Executor { owner: owner.to_owned(), ttl }), ..self.deps(book, Arc::new(CollectingSink::default())) }
+        RunDeps { executor: Some(Executor::new(owner, ttl)), ..self.deps(book, Arc::new(CollectingSink::default())) }
     }
 
     async fn stored_seqs(&self, id: &RunId) -> usize {

@@ -3,8 +3,9 @@
 //! stores the same events, in the same order with the same seqs, and the same
 //! history, as one process doing both; a breakpoint released by a queued resume
 //! lets its agent's turn come; a stale entry (a paused run, a run another executor
-//! holds) is refused without storing anything; and a worker that died mid-leg is
-//! followed by one that says so and goes on from the last stored step.
+//! holds) is refused without storing anything; a worker that died mid-leg is
+//! followed by one that says so and goes on from the last stored step; and a
+//! stopping worker starts no further step and lets the run go.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -115,7 +116,7 @@ async fn a_stale_entry_is_refused_and_stores_nothing() {
     // An entry for a run another executor holds is refused too.
     open_resume(&bench.crew, &source(), &id, Some("Blue."), &bench.deps(Arc::new(Book::new(&[])), sink()), "{}".into()).await.unwrap();
     bench.store.lease(&id, "worker-a", Duration::from_secs(60)).await.unwrap();
-    let executor = Some(Executor { owner: "worker-b".into(), ttl: Duration::from_secs(60) });
+    let executor = Some(Executor::new("worker-b", Duration::from_secs(60)));
     let refused = continue_run(&bench.crew, &source(), &id, None, &RunDeps { executor, ..bench.deps(book.clone(), sink()) }, &cancel).await;
     assert!(matches!(&refused, Err(RunError::Leased { holder, .. }) if holder == "worker-a"), "{refused:?}");
     assert!(book.asked().is_empty());
@@ -127,7 +128,7 @@ async fn a_worker_after_one_that_died_mid_leg_says_so_and_goes_on() {
     let cancel = CancellationToken::new();
     let id = open_start(&bench.crew, &source(), "Go.", None, &bench.deps(first_leg(), sink()), "{}".into()).await.unwrap();
     let dying = Arc::new(Book::new(&[("a", &[Say::Text("Draft one. [NEXT]")]), ("b", &[Say::Hang])]));
-    let executor = |owner: &str, ttl| Some(Executor { owner: owner.into(), ttl });
+    let executor = |owner: &str, ttl| Some(Executor::new(owner, ttl));
     {
         let deps = RunDeps { executor: executor("worker-a", Duration::from_millis(300)), ..bench.deps(dying.clone(), sink()) };
         let from = source();
@@ -156,4 +157,34 @@ async fn a_worker_after_one_that_died_mid_leg_says_so_and_goes_on() {
     assert!(interrupted.is_some() && resumed == interrupted.map(|at| at + 1), "worker-b says the run was interrupted, then goes on");
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_stopping_executors_leg_starts_no_step_and_lets_the_run_go() {
+    let bench = Bench::new();
+    let cancel = CancellationToken::new();
+    let id = open_start(&bench.crew, &source(), "Go.", None, &bench.deps(first_leg(), sink()), "{}".into()).await.unwrap();
+    let slow = Arc::new(Book::new(&[("a", &[Say::Text("Draft one. [NEXT]")]), ("b", &[Say::Hang])]));
+    let stopping = Executor::new("worker-a", Duration::from_secs(60));
+    let deps = RunDeps { executor: Some(stopping.clone()), ..bench.deps(slow.clone(), sink()) };
+    let from = source();
+    let leg = continue_run(&bench.crew, &from, &id, None, &deps, &cancel);
+    tokio::pin!(leg);
+    tokio::select! {
+        ended = &mut leg => panic!("the leg ended instead of hanging in b's turn: {ended:?}"),
+        _ = tokio::time::timeout(DEADLINE, slow.hung()) => {}
+    }
+    // worker-a is told to stop; its leg in b's turn is dropped here (the step it is
+    // in is its own business: the driver checks between steps), and its next leg
+    // of the run starts no step at all.
+    stopping.stop.cancel();
+    drop(leg);
+    let fresh = Arc::new(Book::new(&[("b", &[Say::Text("Checked. [NEXT]")])]));
+    let deps = RunDeps { executor: Some(stopping.clone()), ..bench.deps(fresh.clone(), sink()) };
+    // The lease of the dropped leg is still worker-a's own: granted again at once.
+    let stopped = continue_run(&bench.crew, &source(), &id, None, &deps, &cancel).await.unwrap();
+    assert_eq!(stopped.status, RunStatus::Running, "stopped between steps, not ended");
+    assert!(fresh.asked().is_empty(), "a stopping executor starts no step");
+    assert_eq!(bench.store.load_run(&id).await.unwrap().unwrap().snapshot.status, RunStatus::Running);
+    assert!(bench.store.lease(&id, "worker-b", Duration::from_secs(1)).await.unwrap().is_granted(), "its lease was let go");
 }
