@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # cargo-fuzz passes rustc no nightly flag (docs/testing.md says why and how).
 FUZZ_ENV := PATH="$(CURDIR)/.tools/bin:$$PATH"
 
-.PHONY: run test deps test-deps mcp-servers phoenix example-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e bench soak fuzz fuzz-corpus clean
+.PHONY: run test deps test-deps mcp-servers phoenix example-servers mcp-conformance ui build lint rust-test secrets-test api-conformance bindings-check ui-test e2e browser-e2e cluster-e2e bench soak fuzz fuzz-corpus clean
 
 ## run: install what is missing, build, and open the window on crews/ (or explain the CLI without a display)
 # (example-servers: the file desk example reads and writes files through an MCP server)
@@ -39,7 +39,7 @@ run: deps build example-servers
 	fi
 
 ## test: everything — the Rust gates (lint), Rust tests, generated-type check, UI unit tests, the real window under Xvfb, the web UI in Chromium
-test: test-deps build lint rust-test secrets-test api-conformance mcp-conformance bindings-check ui-test e2e browser-e2e
+test: test-deps build lint rust-test secrets-test api-conformance mcp-conformance bindings-check ui-test e2e browser-e2e cluster-e2e
 	@echo "All tests passed."
 
 deps:
@@ -137,6 +137,10 @@ e2e: build test-deps
 # The web UI in Chromium against `crewgraph serve --token` (screenshots in target/e2e-browser/).
 browser-e2e: build test-deps
 	tests/e2e/run-browser.sh
+
+## cluster-e2e: an API node and three workers on hosts of their own (network namespaces it makes), PostgreSQL and Redis; Chromium watches a run through the API node (needs root)
+cluster-e2e: build test-deps
+	tests/e2e/run-cluster.sh
 
 ## bench: every benchmark (criterion and the load figures); figures go into BENCHMARKS.md
 bench:

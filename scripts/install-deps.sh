@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build (and, with --test, to test)
 # Crewgraph: the Tauri system libraries, PostgreSQL's server programs, Xvfb,
-# WebKitWebDriver and Redis, then checks for Rust and Node.js. Installs only what is missing; safe to run again.
+# WebKitWebDriver, Redis and iproute2, then checks for Rust and Node.js. Installs only what is missing; safe to run again.
 set -euo pipefail
 
 packages=(
@@ -30,6 +30,9 @@ if [[ "${1:-}" == "--test" ]]; then
   # The work queue across machines (crewgraph-queue): its tests start redis-server
   # on loopback ports of their own, nothing saved; they use no system service.
   packages+=(redis-server)
+  # The cluster's end-to-end test (tests/e2e/run-cluster.sh): an API node and three
+  # workers on hosts of their own, network namespaces it makes with ip (iproute2).
+  packages+=(iproute2)
 fi
 
 missing=()

@@ -10,8 +10,9 @@
 //!   pipeline. When Redis is slow or away the queue fills and messages are dropped
 //!   and counted, never waited for.
 //! - [`Listener`]: one pub/sub connection per process, subscribed to a channel
-//!   while someone listens to it ([`Listener::listen`]), opened again (with every
-//!   channel still listened to) when it was lost.
+//!   while someone listens to it ([`Listener::listen`], which returns once Redis
+//!   has the subscription on), opened again (with every channel still listened
+//!   to) when it was lost.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,6 +38,8 @@ const BACKLOG: usize = 65_536;
 const BATCH: usize = 512;
 /// How many messages a listener may fall behind before it misses some.
 const LISTEN_CAPACITY: usize = 4096;
+/// How long [`Listener::listen`] waits for Redis to confirm a subscription.
+const SUBSCRIBED_WITHIN: Duration = Duration::from_secs(2);
 /// How long the listener waits before opening a lost connection again, at most.
 const RECONNECT_AT_MOST: Duration = Duration::from_secs(2);
 
@@ -86,7 +89,8 @@ impl Publisher {
 
 /// What the listener's task is asked to do.
 enum Command {
-    Subscribe(String),
+    /// Subscribe; say so on the sender once Redis has the subscription on.
+    Subscribe(String, Option<tokio::sync::oneshot::Sender<()>>),
     Unsubscribe(String),
 }
 
@@ -100,7 +104,7 @@ pub struct Listener {
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Command::Subscribe(channel) => write!(f, "subscribe {channel}"),
+            Command::Subscribe(channel, _) => write!(f, "subscribe {channel}"),
             Command::Unsubscribe(channel) => write!(f, "unsubscribe {channel}"),
         }
     }
@@ -155,18 +159,28 @@ impl Listener {
         self.channels.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Listens to `channel` (subscribing when nobody did yet).
-    pub fn listen(self: &Arc<Self>, channel: &str) -> Listening {
-        let mut channels = self.channels();
-        let receiver = match channels.get(channel) {
-            Some(sender) => sender.subscribe(),
-            None => {
-                let (sender, receiver) = broadcast::channel(LISTEN_CAPACITY);
-                channels.insert(channel.to_owned(), sender);
-                let _ = self.commands.send(Command::Subscribe(channel.to_owned()));
-                receiver
+    /// Listens to `channel` (subscribing when nobody did yet). Returns once Redis
+    /// has the subscription on — so whatever is published from then on is heard —
+    /// or after `SUBSCRIBED_WITHIN` when Redis does not answer (messages are then
+    /// missed until it does, which a listener must bear anyway).
+    pub async fn listen(self: &Arc<Self>, channel: &str) -> Listening {
+        let (receiver, confirmed) = {
+            let mut channels = self.channels();
+            match channels.get(channel) {
+                // Subscribed already (or being subscribed for another listener: a moment early).
+                Some(sender) => (sender.subscribe(), None),
+                None => {
+                    let (sender, receiver) = broadcast::channel(LISTEN_CAPACITY);
+                    channels.insert(channel.to_owned(), sender);
+                    let (done, confirmed) = tokio::sync::oneshot::channel();
+                    let _ = self.commands.send(Command::Subscribe(channel.to_owned(), Some(done)));
+                    (receiver, Some(confirmed))
+                }
             }
         };
+        if let Some(confirmed) = confirmed {
+            let _ = tokio::time::timeout(SUBSCRIBED_WITHIN, confirmed).await;
+        }
         Listening { channel: channel.to_owned(), receiver, listener: self.clone() }
     }
 
@@ -211,7 +225,13 @@ async fn run(queue: RedisQueue, listener: std::sync::Weak<Listener>, mut command
                 command = commands.recv() => {
                     let done = match command {
                         None => return,
-                        Some(Command::Subscribe(channel)) => sink.subscribe(&channel).await,
+                        Some(Command::Subscribe(channel, confirm)) => {
+                            let subscribed = sink.subscribe(&channel).await;
+                            if let (Ok(()), Some(confirm)) = (&subscribed, confirm) {
+                                let _ = confirm.send(());
+                            }
+                            subscribed
+                        }
                         Some(Command::Unsubscribe(channel)) => sink.unsubscribe(&channel).await,
                     };
                     if done.is_err() {

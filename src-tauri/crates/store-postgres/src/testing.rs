@@ -246,8 +246,12 @@ impl PostgresServer {
             if ready.is_ok_and(|status| status.success()) {
                 return Ok(());
             }
+            // A probe that came while the server was starting (or recovering, after a
+            // restart) is refused with a FATAL line of its own ("the database system is
+            // starting up", "… is not yet accepting connections"): not a failure.
             let log = self.log();
-            if log.contains("FATAL") || log.contains("could not bind") {
+            let failed = log.lines().any(|line| line.contains("FATAL") && !line.contains("the database system is"));
+            if failed || log.contains("could not bind") {
                 break;
             }
             std::thread::sleep(POLL);

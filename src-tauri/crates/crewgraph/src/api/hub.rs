@@ -80,6 +80,11 @@ impl EventHub {
         Some((receiver, state.pending.clone()))
     }
 
+    /// The events that happened and are not stored yet, those after `after` only.
+    pub(crate) fn pending_after(&self, after: Option<u64>) -> Vec<Arc<RunEvent>> {
+        self.state().pending.iter().filter(|event| after.is_none_or(|after| event.seq > after)).cloned().collect()
+    }
+
     /// Ends the leg. `interrupted`: it was stopped, not finished, so watchers are
     /// told which events the store kept.
     pub(crate) fn close(&self, interrupted: bool) {

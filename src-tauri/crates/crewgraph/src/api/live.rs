@@ -40,9 +40,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::hub::EventHub;
-use super::queued::{Cluster, LegNews};
+use super::queued::Cluster;
 use super::{Api, ApiError, ApiErrorCode, ForkAt, RunOptions};
-use crewgraph_queue::run_channel;
 
 /// How far behind its run's events a watcher may fall before it is dropped, unless
 /// the host says otherwise ([`Api::with_live_capacity`]).
@@ -82,6 +81,8 @@ pub(crate) struct RunSlot {
     typed: OnceLock<TypedReplies>,
     /// A scripted run one turn at a time: where the person's **Next** goes.
     stepper: OnceLock<Stepper>,
+    /// Its name among every leg of every machine (a cluster's watchers tell legs apart by it).
+    pub(crate) leg: String,
 }
 
 impl RunSlot {
@@ -130,6 +131,7 @@ impl LiveRuns {
             registry: Arc::downgrade(self),
             typed: OnceLock::new(),
             stepper: OnceLock::new(),
+            leg: leg_name(),
         });
         if let Some(id) = id {
             let _ = slot.id.set(id.clone());
@@ -238,8 +240,8 @@ impl RunSlot {
 /// the leg is under way.
 pub(crate) struct LegSink {
     slot: Arc<RunSlot>,
-    /// In a cluster: where the leg's events are published, and the leg's name there.
-    news: Option<(Arc<Cluster>, String)>,
+    /// In a cluster: where the leg's events are published.
+    news: Option<Arc<Cluster>>,
 }
 
 impl EventSink for LegSink {
@@ -251,10 +253,8 @@ impl EventSink for LegSink {
             }
         }
         slot.hub.publish(event);
-        if let Some((cluster, leg)) = &self.news {
-            if let Ok(payload) = serde_json::to_string(&LegNews { leg: leg.clone(), events: vec![event] }) {
-                cluster.publisher().publish(run_channel(event.run_id.as_str()), payload);
-            }
+        if let Some(cluster) = &self.news {
+            cluster.publish_events(&slot.leg, &event.run_id, &[event]);
         }
         if slot.ready_on_first_event {
             slot.settle(Ok(event.run_id.clone()));
@@ -310,8 +310,7 @@ impl LiveRuns {
 impl Api {
     /// The sink of a leg owned by `slot`.
     pub(crate) fn leg_sink(&self, slot: &Arc<RunSlot>) -> Arc<LegSink> {
-        let news = self.cluster().map(|cluster| (cluster.clone(), leg_name()));
-        Arc::new(LegSink { slot: slot.clone(), news })
+        Arc::new(LegSink { slot: slot.clone(), news: self.cluster().cloned() })
     }
 
     /// Lets watchers of a run fall `capacity` events behind before they are dropped

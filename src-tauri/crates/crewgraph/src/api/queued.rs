@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crewgraph_engine::run::{continue_run, open_answer, open_resume, open_start, Answer, NullSink, RunError, RunOutcome, RunStatus};
 use crewgraph_engine::{AgentId, RunId};
 use crewgraph_llm::{Pace, Script};
-use crewgraph_queue::{Job, JobKind, Listener, Publisher, RedisQueue, CONTROL};
+use crewgraph_queue::{run_channel, Job, JobKind, Listener, Publisher, RedisQueue, CONTROL};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
@@ -59,6 +59,20 @@ impl Cluster {
     /// Where live messages are listened to.
     pub(crate) fn listener(&self) -> &Arc<Listener> {
         &self.listener
+    }
+
+    /// Publishes `events` of run `id`'s leg `leg` on the run's channel.
+    pub(crate) fn publish_events<E: Serialize>(&self, leg: &str, id: &RunId, events: &[E]) {
+        if let Ok(payload) = serde_json::to_string(&LegNews { leg, events }) {
+            self.publisher.publish(run_channel(id.as_str()), payload);
+        }
+    }
+
+    /// Asks whoever executes run `id` to publish again the events it has not stored
+    /// yet, those after `after`: what a watcher that starts listening mid-step missed.
+    pub(crate) fn ask_replay(&self, id: &RunId, after: Option<u64>) {
+        let after = after.map_or_else(|| "-".to_owned(), |seq| seq.to_string());
+        self.publisher.publish(CONTROL.to_owned(), format!("replay {id} {after}"));
     }
 }
 
@@ -143,10 +157,17 @@ impl LegOptions {
 /// The live events of one leg, as published on the run's channel: which leg (a
 /// watcher that sees another leg number seqs it saw already knows the first leg's
 /// unstored events are lost), and its events.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct LegNews<E> {
+#[derive(Debug, Serialize)]
+pub(crate) struct LegNews<'a, E> {
+    pub(crate) leg: &'a str,
+    pub(crate) events: &'a [E],
+}
+
+/// [`LegNews`] as a watcher reads it.
+#[derive(Debug, Deserialize)]
+pub(crate) struct HeardNews {
     pub(crate) leg: String,
-    pub(crate) events: Vec<E>,
+    pub(crate) events: Vec<crewgraph_engine::run::RunEvent>,
 }
 
 impl Api {
@@ -199,8 +220,9 @@ impl Api {
         self.check_resumable(id, &stored, input).await?;
         let (crew, source, deps) = self.next_leg(id, &stored, options, Arc::new(NullSink)).await?;
         match open_resume(&crew, &source, id, input, &deps, leg.text()).await {
-            // Another resume opened it between our reading and our claim.
-            Err(RunError::NotResumable(_, "running")) => return Err(going_on(id)),
+            // It was paused when read: another resume opened it (and a worker may
+            // have ended it) between our reading and our claim.
+            Err(RunError::NotResumable(..)) => return Err(going_on(id)),
             opened => super::runs::leg_outcome(id, opened.map(|()| placeholder(id)), "another resume of it")?,
         };
         enqueue(&cluster, id, JobKind::Resume).await;
@@ -215,7 +237,7 @@ impl Api {
         let stored = self.stored_run(id).await?;
         let (crew, source, deps) = self.next_leg(id, &stored, options, Arc::new(NullSink)).await?;
         match open_answer(&crew, &source, id, answer.clone(), &deps, leg.text()).await {
-            Err(RunError::NotResumable(_, "running")) => return Err(going_on(id)),
+            Err(RunError::NotResumable(..)) => return Err(going_on(id)),
             opened => super::runs::leg_outcome(id, opened.map(|()| placeholder(id)), "another answer or resume of it")?,
         };
         enqueue(&cluster, id, JobKind::Answer).await;
@@ -286,8 +308,8 @@ impl Api {
         }
     }
 
-    /// On a worker, cancels the leg of run `id` going on here, if any (a cancel
-    /// request from the control channel).
+    /// Cancels the leg of run `id` going on here, if any (a cancel request from
+    /// the control channel).
     pub fn cancel_here(&self, id: &RunId) -> bool {
         match self.live.get(id) {
             Some(slot) => {
@@ -296,6 +318,37 @@ impl Api {
             }
             None => false,
         }
+    }
+
+    /// Follows the control channel until the returned task is aborted: cancels the
+    /// legs of this machine a person cancels elsewhere, and publishes again the
+    /// unstored events of a leg of this machine a watcher elsewhere missed.
+    pub async fn follow_control(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let cluster = self.cluster()?.clone();
+        let mut listening = cluster.listener().listen(CONTROL).await;
+        let api = self.clone();
+        Some(tokio::spawn(async move {
+            loop {
+                let Some(message) = listening.next().await else { continue };
+                let mut words = message.split(' ');
+                match (words.next(), words.next(), words.next()) {
+                    (Some("cancel"), Some(id), None) => {
+                        api.cancel_here(&RunId::from(id));
+                    }
+                    (Some("replay"), Some(id), Some(after)) => {
+                        let id = RunId::from(id);
+                        if let Some(slot) = api.live.get(&id) {
+                            let pending = slot.hub.pending_after(after.parse().ok());
+                            let events: Vec<&crewgraph_engine::run::RunEvent> = pending.iter().map(AsRef::as_ref).collect();
+                            if !events.is_empty() {
+                                cluster.publish_events(&slot.leg, &id, &events);
+                            }
+                        }
+                    }
+                    _ => tracing::debug!("a control message Crewgraph does not know: {message}"),
+                }
+            }
+        }))
     }
 
     /// On an API node, queues every run that is runnable in the store (running,
@@ -326,10 +379,14 @@ async fn enqueue(cluster: &Cluster, id: &RunId, kind: JobKind) {
     }
 }
 
-/// Why a run that is running cannot be resumed on an API node.
+/// Why a run that is running (or was resumed a moment ago) cannot be resumed on an
+/// API node.
 fn going_on(id: &RunId) -> ApiError {
     // Queued, or executed by a worker; one a worker dropped, the sweeper queues again.
-    ApiError::new(ApiErrorCode::Conflict, format!("run '{id}' is going on (queued, or executed by a worker): there is nothing to resume"))
+    ApiError::new(
+        ApiErrorCode::Conflict,
+        format!("run '{id}' is going on, or was resumed a moment ago (queued, or executed by a worker): there is nothing to resume"),
+    )
 }
 
 /// A queue failure in the API's words.

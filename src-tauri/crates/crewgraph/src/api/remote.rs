@@ -1,7 +1,9 @@
 //! Watching a run executed on another machine ([`RemoteWatch`]): its live events
 //! come from the run's channel, published by whichever worker executes it
-//! ([`super::queued`]); what the channel does not bring — events published before
-//! the watcher listened, messages lost while Redis was away, a listener that fell
+//! ([`super::queued`]). Events published before the watcher listened are either
+//! stored already, or not yet: those the worker publishes again when the watcher
+//! asks (`replay` on the control channel, sent once it listens). What the channel
+//! still does not bring — messages lost while Redis was away, a listener that fell
 //! behind — comes from the store, read by seq. The store is read once a second
 //! while nothing else happens, and sooner when a gap shows (events ahead of the
 //! next seq), until the gap is filled. Each event is handed out once, in seq order,
@@ -23,7 +25,7 @@ use crewgraph_engine::RunId;
 use crewgraph_queue::Listening;
 use tokio::time::Instant;
 
-use super::queued::LegNews;
+use super::queued::HeardNews;
 use super::watch::WatchItem;
 
 /// How often the store is read while the channel brings nothing.
@@ -104,7 +106,7 @@ impl RemoteWatch {
     /// Takes a message's events; the seq from which events already handed out were
     /// lost, when the message is another leg's renumbering them.
     fn take(&mut self, text: &str, last: Option<u64>) -> Option<u64> {
-        let Ok(news) = serde_json::from_str::<LegNews<RunEvent>>(text) else { return None };
+        let Ok(news) = serde_json::from_str::<HeardNews>(text) else { return None };
         let first = news.events.first()?.seq;
         if self.leg.as_ref().is_some_and(|leg| *leg != news.leg) && last.is_some_and(|last| first <= last) {
             return Some(first);

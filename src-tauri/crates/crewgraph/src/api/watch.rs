@@ -119,8 +119,10 @@ impl Api {
         let joined = self.live.get(id).and_then(|slot| slot.hub.subscribe());
         if joined.is_none() {
             if let Some(cluster) = self.api_node() {
-                // Listening before the store is read: what is published meanwhile is heard.
-                let listening = cluster.listener().listen(&crewgraph_queue::run_channel(id.as_str()));
+                // Listening before the store is read: what is published meanwhile is heard;
+                // what was emitted before and is not stored yet, its executor publishes again.
+                let listening = cluster.listener().listen(&crewgraph_queue::run_channel(id.as_str())).await;
+                cluster.ask_replay(id, after);
                 let stored = self.store()?.events(id, after).await?;
                 let going_on = match stored.last() {
                     Some(last) => !matches!(last.kind, crewgraph_engine::run::EventKind::RunFinished { .. }),

@@ -86,6 +86,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
         api = api.with_queue(cluster.clone());
         let (sweeper, every) = (api.clone(), args.sweep_every);
         runtime.spawn(async move { sweep(sweeper, every).await });
+        // The runs it executes itself (typed replies, one turn at a time): cancels and
+        // watchers from other API nodes reach them on the control channel.
+        let follower = api.clone();
+        runtime.spawn(async move { follower.follow_control().await });
     }
     let mut config = ServeConfig::new(args.addr);
     config.token = token;
@@ -152,8 +156,9 @@ async fn sweep(api: Api, every: Duration) {
         ticks.tick().await;
         match api.sweep().await {
             Ok(swept) if !swept.is_empty() => {
-                let ids: Vec<String> = swept.iter().map(ToString::to_string).collect();
-                tell!("crewgraph serve: queued again {} run(s) no queue entry named: {}", ids.len(), ids.join(", "));
+                let shown: Vec<String> = swept.iter().take(10).map(ToString::to_string).collect();
+                let more = if swept.len() > shown.len() { format!(" and {} more", swept.len() - shown.len()) } else { String::new() };
+                tell!("crewgraph serve: queued again {} run(s) no queue entry named: {}{more}", swept.len(), shown.join(", "));
             }
             Ok(_) => {}
             Err(error) => tell!("crewgraph serve: the sweep could not run ({}); trying again in {} s", error.message, every.as_secs()),

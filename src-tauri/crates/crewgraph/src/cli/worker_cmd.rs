@@ -64,7 +64,13 @@ pub fn run(args: WorkerArgs) -> ExitCode {
         let worker = Worker::new(api, cluster.clone(), config);
         let stopping = CancellationToken::new();
         if let Some(addr) = args.health {
-            let checked = health::Checked { cluster: cluster.clone(), store: store.clone(), running: worker.running(), worker: id.clone() };
+            let checked = health::Checked {
+                cluster: cluster.clone(),
+                store: store.clone(),
+                running: worker.running(),
+                executed: worker.executed(),
+                worker: id.clone(),
+            };
             let stopped = stopping.clone();
             let local = health::serve(addr, checked, async move { stopped.cancelled().await })
                 .await

@@ -1,9 +1,10 @@
 //! A worker's health check (`crewgraph worker --health ADDR`): `GET /health`
 //! answers 200 when the queue and the store both answer, 503 when either does not,
-//! with what each said and how many runs the worker executes now:
+//! with what each said, how many runs the worker executes now and how many legs it
+//! executed since it started:
 //!
 //! ```json
-//! {"status":"ok","queue":"ok","store":"ok","running":3,"worker":"node-b:4121"}
+//! {"status":"ok","queue":"ok","store":"ok","running":3,"executed":120,"worker":"node-b:4121"}
 //! ```
 //!
 //! Each check has two seconds; a load balancer or systemd's watchdog polls it.
@@ -31,6 +32,7 @@ pub struct Checked {
     pub cluster: Arc<Cluster>,
     pub store: Arc<PostgresStore>,
     pub running: Arc<AtomicUsize>,
+    pub executed: Arc<AtomicUsize>,
     pub worker: String,
 }
 
@@ -45,6 +47,8 @@ pub struct Health {
     pub store: String,
     /// Runs the worker executes now.
     pub running: usize,
+    /// Legs it executed to their end or pause since it started.
+    pub executed: usize,
     pub worker: String,
 }
 
@@ -65,6 +69,7 @@ async fn health(State(checked): State<Checked>) -> (StatusCode, Json<Health>) {
         queue,
         store,
         running: checked.running.load(Ordering::Relaxed),
+        executed: checked.executed.load(Ordering::Relaxed),
         worker: checked.worker,
     };
     (if healthy { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE }, Json(answer))

@@ -22,8 +22,9 @@
 //!   runs are taken over once their leases run out.
 //! - **Health** ([`health`]): `GET /health` says whether the queue and the store
 //!   answer, and how many runs it executes.
-//! - **Cancels**: a person's cancel reaches the worker executing the run on the
-//!   control channel.
+//! - **The control channel** ([`Api::follow_control`]): a person's cancel reaches
+//!   the worker executing the run, and a watcher that starts listening mid-step gets
+//!   the step's unstored events published again.
 
 pub mod health;
 
@@ -34,7 +35,7 @@ use std::time::Duration;
 
 use crewgraph_engine::run::RunStatus;
 use crewgraph_engine::RunId;
-use crewgraph_queue::{Delivery, EntryId, Job, JobKind, CONTROL};
+use crewgraph_queue::{Delivery, EntryId, Job, JobKind};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -85,6 +86,8 @@ pub struct Worker {
     executor: crewgraph_engine::run::Executor,
     /// Runs it executes now.
     running: Arc<AtomicUsize>,
+    /// Legs it executed to their end or pause so far.
+    executed: Arc<AtomicUsize>,
 }
 
 impl Worker {
@@ -93,7 +96,7 @@ impl Worker {
     pub fn new(api: Api, cluster: Arc<Cluster>, config: WorkerConfig) -> Worker {
         let executor = crewgraph_engine::run::Executor::new(config.id.clone(), config.lease);
         let api = api.with_executor(executor.clone()).as_worker(cluster.clone());
-        Worker { api, cluster, config, executor, running: Arc::default() }
+        Worker { api, cluster, config, executor, running: Arc::default(), executed: Arc::default() }
     }
 
     /// How many runs it executes now (shared with its health check).
@@ -101,12 +104,17 @@ impl Worker {
         self.running.clone()
     }
 
+    /// How many legs it executed to their end or pause so far (shared with its health check).
+    pub fn executed(&self) -> Arc<AtomicUsize> {
+        self.executed.clone()
+    }
+
     /// Works until `stop` completes, then stops as the module's overview says.
     pub async fn run(self, stop: impl Future<Output = ()>) -> WorkerStopped {
         let slots = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
         let stats = Arc::new(Mutex::new(WorkerStopped::default()));
         let mut legs = JoinSet::new();
-        let cancels = self.listen_for_cancels();
+        let control = self.api.follow_control().await;
         let mut consumer = None;
         let mut backoff = Duration::from_millis(50);
         let mut reclaim_at = tokio::time::Instant::now();
@@ -133,6 +141,7 @@ impl Worker {
                             api: self.api.clone(),
                             cluster: self.cluster.clone(),
                             running: self.running.clone(),
+                            executed: self.executed.clone(),
                             stats: stats.clone(),
                         };
                         legs.spawn(async move {
@@ -152,7 +161,9 @@ impl Worker {
                 }
             }
         }
-        cancels.abort();
+        if let Some(control) = control {
+            control.abort();
+        }
         // Stopping: each leg stops after the step it is in and hands its run back.
         self.executor.stop.cancel();
         let drained = tokio::time::timeout(self.config.drain, async { while legs.join_next().await.is_some() {} }).await;
@@ -187,21 +198,6 @@ impl Worker {
         let wait = READ_WAIT.min(reclaim_at.saturating_duration_since(tokio::time::Instant::now()).max(Duration::from_millis(10)));
         reading.next(free.min(256), wait).await
     }
-
-    /// Cancels the legs a person cancels, as the control channel says.
-    fn listen_for_cancels(&self) -> tokio::task::JoinHandle<()> {
-        let mut listening = self.cluster.listener().listen(CONTROL);
-        let api = self.api.clone();
-        tokio::spawn(async move {
-            loop {
-                if let Some(message) = listening.next().await {
-                    if let Some(id) = message.strip_prefix("cancel ") {
-                        api.cancel_here(&RunId::from(id));
-                    }
-                }
-            }
-        })
-    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -213,6 +209,7 @@ struct Leg {
     api: Api,
     cluster: Arc<Cluster>,
     running: Arc<AtomicUsize>,
+    executed: Arc<AtomicUsize>,
     stats: Arc<Mutex<WorkerStopped>>,
 }
 
@@ -241,6 +238,7 @@ impl Leg {
             }
             Ok(_) => {
                 self.ack(&delivery.id).await;
+                self.executed.fetch_add(1, Ordering::Relaxed);
                 lock(&self.stats).executed += 1;
             }
             // The store could not be read: left pending, claimed again after a lease.

@@ -22,7 +22,7 @@
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crewgraph_engine::run::{EventKind, RunEvent};
@@ -422,6 +422,17 @@ fn a_run_executed_by_a_worker_is_watched_live_and_cancelled_through_the_api_node
         assert_eq!(watched.last().map(|m| m.kind()), Some("run_finished"), "{watched:?}");
         let stored = cluster.events(&id).await;
         assert_eq!(seqs.len(), stored.len(), "every stored event came live, once");
+
+        // Joined mid-run (mid-step, most likely): the events before are stored or
+        // published again by the worker; every one comes once, in order.
+        let id = cluster.start_runs(1, "ping-pong.yaml", &script).await.remove(0);
+        cluster.until_handed_over(std::slice::from_ref(&id)).await;
+        let response = http.get(format!("http://{}/runs/{id}/events", cluster.addr())).send().await.unwrap();
+        let joined = crate::serve::messages(response, None).await;
+        let seqs: Vec<u64> = joined.iter().filter(|m| m.event == "message").map(|m| m.seq()).collect();
+        crate::serve::assert_contiguous(&seqs);
+        assert_eq!(joined.last().map(|m| m.kind()), Some("run_finished"), "{joined:?}");
+        assert_eq!(seqs.len(), cluster.events(&id).await.len());
 
         // A long run, cancelled through the API node while the worker executes it.
         let long = ping_pong(50, 100, 2);

@@ -167,18 +167,19 @@ async fn a_stopping_executors_leg_starts_no_step_and_lets_the_run_go() {
     let slow = Arc::new(Book::new(&[("a", &[Say::Text("Draft one. [NEXT]")]), ("b", &[Say::Hang])]));
     let stopping = Executor::new("worker-a", Duration::from_secs(60));
     let deps = RunDeps { executor: Some(stopping.clone()), ..bench.deps(slow.clone(), sink()) };
-    let from = source();
-    let leg = continue_run(&bench.crew, &from, &id, None, &deps, &cancel);
-    tokio::pin!(leg);
-    tokio::select! {
-        ended = &mut leg => panic!("the leg ended instead of hanging in b's turn: {ended:?}"),
-        _ = tokio::time::timeout(DEADLINE, slow.hung()) => {}
+    {
+        let from = source();
+        let leg = continue_run(&bench.crew, &from, &id, None, &deps, &cancel);
+        tokio::pin!(leg);
+        tokio::select! {
+            ended = &mut leg => panic!("the leg ended instead of hanging in b's turn: {ended:?}"),
+            _ = tokio::time::timeout(DEADLINE, slow.hung()) => {}
+        }
+        // worker-a is told to stop; its leg in b's turn is dropped here (the step it is
+        // in is its own business: the driver checks between steps), and its next leg
+        // of the run starts no step at all.
+        stopping.stop.cancel();
     }
-    // worker-a is told to stop; its leg in b's turn is dropped here (the step it is
-    // in is its own business: the driver checks between steps), and its next leg
-    // of the run starts no step at all.
-    stopping.stop.cancel();
-    drop(leg);
     let fresh = Arc::new(Book::new(&[("b", &[Say::Text("Checked. [NEXT]")])]));
     let deps = RunDeps { executor: Some(stopping.clone()), ..bench.deps(fresh.clone(), sink()) };
     // The lease of the dropped leg is still worker-a's own: granted again at once.

@@ -32,11 +32,11 @@ async fn a_runs_messages_reach_its_listeners_only_and_again_after_a_restart() {
     let publisher = Publisher::start(&queue);
     let listener = Listener::start(&queue);
     let (one, two) = (run_channel("run-1"), run_channel("run-2"));
-    let mut first = listener.listen(&one);
-    let mut other = listener.listen(&two);
+    let mut first = listener.listen(&one).await;
+    let mut other = listener.listen(&two).await;
     until_heard(&publisher, &one, &mut first, "hello").await;
     // A second listener of the same channel hears what comes next, too.
-    let mut second = listener.listen(&one);
+    let mut second = listener.listen(&one).await;
     publisher.publish(one.clone(), "both".into());
     for listening in [&mut first, &mut second] {
         let heard = tokio::time::timeout(DEADLINE, async {
