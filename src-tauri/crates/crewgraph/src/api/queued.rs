@@ -265,7 +265,12 @@ impl Api {
     ) -> Result<RunOutcome, ApiError> {
         let stored = self.stored_run(id).await?;
         let leg: LegOptions = match stored.options.as_deref() {
-            None => LegOptions::default(),
+            None => {
+                return Err(ApiError::new(
+                    ApiErrorCode::InvalidInput,
+                    format!("run '{id}' was not queued for a worker (the process that started it executes it): resume it there"),
+                ))
+            }
             Some(text) => serde_json::from_str(text).map_err(|e| {
                 ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' was stored with options this Crewgraph cannot read: {e}"))
             })?,
@@ -293,7 +298,13 @@ impl Api {
     /// is asked to. Ok(false) when the run is not going on at all.
     pub(crate) async fn cancel_queued(&self, id: &RunId) -> Result<bool, ApiError> {
         let Some(cluster) = self.api_node().cloned() else { return Ok(false) };
-        if self.stored_run(id).await?.snapshot.status != RunStatus::Running {
+        let stored = self.stored_run(id).await?;
+        if stored.snapshot.status != RunStatus::Running {
+            return Ok(false);
+        }
+        if stored.options.is_none() {
+            // Not queued: executed by the node that started it, if by anyone — ask it.
+            cluster.publisher().publish(CONTROL.to_owned(), format!("cancel {id}"));
             return Ok(false);
         }
         let cancelled = CancellationToken::new();

@@ -190,7 +190,8 @@ impl RunStore for MemoryStore {
             let mut runnable: Vec<&Entry> = order
                 .iter()
                 .filter_map(|id| runs.get(id))
-                .filter(|e| e.snapshot.status == RunStatus::Running && e.lease.as_ref().is_none_or(|held| held.expires_at <= now))
+                .filter(|e| e.snapshot.status == RunStatus::Running && e.options.is_some())
+                .filter(|e| e.lease.as_ref().is_none_or(|held| held.expires_at <= now))
                 .collect();
             // Oldest first; runs created in the same millisecond in the order they were stored.
             runnable.sort_by_key(|e| e.record.created_at);

@@ -222,9 +222,11 @@ pub trait RunStore: Send + Sync {
     /// kept). `NoSuchRun` for an unknown run.
     async fn contexts(&self, id: &RunId) -> Result<Option<Vec<AgentContext>>, StoreError>;
 
-    /// The runs an executor could take now, oldest first: running, and held by
-    /// nobody — no lease, or one that has run out by the store's clock. A run whose
-    /// executor died, or one queued and not yet taken; a sweeper enqueues those no
-    /// queue holds (docs/scale-out.md).
+    /// The queued runs an executor could take now, oldest first: running, held by
+    /// nobody — no lease, or one that has run out by the store's clock — and opened
+    /// for another executor (a step stored options for their leg). A run whose
+    /// worker died, or one queued and not yet taken; a sweeper enqueues those no
+    /// queue holds (docs/scale-out.md). A run some process executes itself (no
+    /// options) is never one: it is resumed where it was started.
     async fn runnable(&self) -> Result<Vec<RunId>, StoreError>;
 }

@@ -75,11 +75,11 @@ ALTER TABLE runs ADD COLUMN options text;
 CREATE INDEX runs_running ON runs (created_at, number) WHERE status = 'running';
 ";
 
-/// The running runs nobody holds by the server's clock (no lease, or one run out),
-/// oldest first.
+/// The running runs opened for another executor (with options) that nobody holds by
+/// the server's clock (no lease, or one run out), oldest first.
 pub(crate) const RUNNABLE: &str = "
 SELECT id FROM runs
-WHERE status = 'running'
+WHERE status = 'running' AND options IS NOT NULL
   AND (lease_owner IS NULL OR lease_expires_at <= floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
 ORDER BY created_at, number";
 

@@ -291,10 +291,11 @@ pub(crate) fn load(conn: &Connection, id: &RunId) -> Result<Option<Loaded>, Faul
     Ok(Some(Loaded { number: row.get(0)?, record, snapshot: snapshot(row, 7)?, options: row.get(22)? }))
 }
 
-/// The running runs nobody holds at `now` (no lease, or one run out), oldest first.
+/// The running runs opened for another executor (with options) that nobody holds at
+/// `now` (no lease, or one run out), oldest first.
 pub(crate) fn runnable(conn: &Connection, now: Timestamp) -> Result<Vec<RunId>, Fault> {
     let mut statement = conn.prepare_cached(
-        "SELECT id FROM runs WHERE status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ?1)
+        "SELECT id FROM runs WHERE status = 'running' AND options IS NOT NULL AND (lease_owner IS NULL OR lease_expires_at <= ?1)
          ORDER BY created_at, number",
     )?;
     let ids = statement.query_map([to_sql_int(now.0, "the time")?], |row| row.get::<_, String>(0))?;

@@ -96,7 +96,7 @@ for_every_store!(
     lease::leases_on_two_runs_are_independent,
     lease::a_lease_or_release_of_an_unknown_run_is_no_such_run,
     queued::the_options_a_step_gives_are_kept_until_a_later_step_gives_others,
-    queued::the_runnable_runs_are_the_running_ones_nobody_holds_oldest_first,
+    queued::the_runnable_runs_are_the_queued_running_ones_nobody_holds_oldest_first,
     concurrency::many_runs_appending_at_once_keep_every_event_in_order,
     concurrency::two_writers_continuing_one_run_at_the_same_seq_exactly_one_wins,
 );

@@ -35,13 +35,17 @@ pub async fn the_options_a_step_gives_are_kept_until_a_later_step_gives_others(s
     assert_eq!(store.load_run(plain.id()).await.unwrap().unwrap().options, None);
 }
 
-pub async fn the_runnable_runs_are_the_running_ones_nobody_holds_oldest_first(subject: Subject) {
+pub async fn the_runnable_runs_are_the_queued_running_ones_nobody_holds_oldest_first(subject: Subject) {
     let store = &*subject.store;
     let mut ids = Vec::new();
     // Created newest first, so listing oldest first is not the order they were stored in.
-    for (id, at) in [("run-held", 4), ("run-ended", 3), ("run-young", 2), ("run-old", 1)] {
+    for (id, at) in [("run-held", 4), ("run-ended", 3), ("run-young", 2), ("run-old", 1), ("run-own", 0)] {
         let mut run = Run::new(id, 1_795_000_000_000 + at);
-        run.create(store).await.unwrap();
+        let mut first = run.start();
+        // Opened for another executor, but for one a process executes itself.
+        first.options = (id != "run-own").then(|| "{}".to_owned());
+        store.create_run(&run.record, &first).await.unwrap();
+        run.accept(&first);
         if id == "run-ended" {
             let mut end = run.step(vec![EventKind::Warning { message: "done".into() }], Vec::new());
             end.snapshot.status = RunStatus::Completed;
@@ -51,7 +55,10 @@ pub async fn the_runnable_runs_are_the_running_ones_nobody_holds_oldest_first(su
     }
     let paused = {
         let mut run = Run::new("run-paused", 1_795_000_000_000);
-        run.create(store).await.unwrap();
+        let mut first = run.start();
+        first.options = Some("{}".into());
+        store.create_run(&run.record, &first).await.unwrap();
+        run.accept(&first);
         let mut pause = run.step(Vec::new(), Vec::new());
         pause.snapshot.status = RunStatus::Paused;
         run.append(store, pause).await.unwrap();
@@ -59,7 +66,8 @@ pub async fn the_runnable_runs_are_the_running_ones_nobody_holds_oldest_first(su
     };
     store.lease(&RunId::from("run-held"), "worker-a", Duration::from_secs(60)).await.unwrap();
     let runnable = store.runnable().await.unwrap();
-    assert_eq!(runnable, vec![RunId::from("run-old"), RunId::from("run-young")], "running, held by nobody, oldest first");
+    assert_eq!(runnable, vec![RunId::from("run-old"), RunId::from("run-young")], "queued, running, held by nobody, oldest first");
+    assert!(!runnable.contains(&RunId::from("run-own")), "a run its own process executes is not queued");
     assert!(!runnable.contains(&paused));
     // A lease that runs out makes its run runnable again; a released one at once.
     store.lease(&RunId::from("run-young"), "worker-b", Duration::from_millis(200)).await.unwrap();
