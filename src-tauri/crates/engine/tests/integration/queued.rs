@@ -4,8 +4,9 @@
 //! history, as one process doing both; a breakpoint released by a queued resume
 //! lets its agent's turn come; a stale entry (a paused run, a run another executor
 //! holds) is refused without storing anything; a worker that died mid-leg is
-//! followed by one that says so and goes on from the last stored step; and a
-//! stopping worker starts no further step and lets the run go.
+//! followed by one that says so and goes on from the last stored step — the same
+//! trace, snapshot-tested, as one process interrupted and resumed at that moment;
+//! and a stopping worker starts no further step and lets the run go.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -188,4 +189,41 @@ async fn a_stopping_executors_leg_starts_no_step_and_lets_the_run_go() {
     assert!(fresh.asked().is_empty(), "a stopping executor starts no step");
     assert_eq!(bench.store.load_run(&id).await.unwrap().unwrap().snapshot.status, RunStatus::Running);
     assert!(bench.store.lease(&id, "worker-b", Duration::from_secs(1)).await.unwrap().is_granted(), "its lease was let go");
+}
+
+#[tokio::test]
+async fn a_run_taken_over_from_a_dead_worker_stores_what_one_process_stores_when_interrupted_and_resumed() {
+    let (cancel, id) = (CancellationToken::new(), RunId::from("run-1"));
+    let dying = || Arc::new(Book::new(&[("a", &[Say::Text("Draft done; your turn. [NEXT]")]), ("b", &[Say::Hang])]));
+    let finishing = || Arc::new(Book::new(&[("b", &[Say::Text("Note written. [NEXT]")]), ("a", &[Say::Text("Thanks. [DONE]")])]));
+
+    // One process: the run stops while b's model answers, and is resumed.
+    let alone = Bench::new();
+    let book = dying();
+    {
+        let (deps, from) = (alone.deps(book.clone(), sink()), source());
+        tokio::select! {
+            ended = start_run(&alone.crew, &from, "Write a note.", &deps, &cancel) => panic!("ended: {ended:?}"),
+            _ = tokio::time::timeout(DEADLINE, book.hung()) => {}
+        }
+    }
+    resume_run(&alone.crew, &source(), &id, None, &alone.deps(finishing(), sink()), &cancel).await.unwrap();
+
+    // A cluster: an API node opens it, worker A dies at the same moment, worker B goes on.
+    let split = Bench::new();
+    open_start(&split.crew, &source(), "Write a note.", None, &split.deps(Arc::new(Book::new(&[])), sink()), "{}".into()).await.unwrap();
+    let book = dying();
+    {
+        let (deps, from) = (split.deps(book.clone(), sink()), source());
+        tokio::select! {
+            ended = continue_run(&split.crew, &from, &id, None, &deps, &cancel) => panic!("ended: {ended:?}"),
+            _ = tokio::time::timeout(DEADLINE, book.hung()) => {}
+        }
+    }
+    continue_run(&split.crew, &source(), &id, None, &split.deps(finishing(), sink()), &cancel).await.unwrap();
+
+    assert_eq!(stored(&split, &id).await, stored(&alone, &id).await, "the same events, seqs and history");
+    let events = split.store.events(&id, None).await.unwrap();
+    let text: Vec<String> = events.iter().map(|e| serde_json::to_string(e).expect("events serialize")).collect();
+    insta::assert_snapshot!("taken_over_from_a_dead_worker", text.join("\n"));
 }
