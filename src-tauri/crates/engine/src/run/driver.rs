@@ -9,7 +9,8 @@
 //! decision, see [`super::routed`]). Its events go to the sink as they happen and to
 //! the store at the step's end, in one transaction; the sink is then told they are
 //! committed. A run that fails, is cancelled or crashes keeps every committed step.
-//! An agent's tool calls are made in `calls`; a stored run goes on in `resume`.
+//! A run begins in `start`; an agent's tool calls are made in `calls`; a stored
+//! run goes on in `resume`.
 
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
@@ -34,7 +35,7 @@ use super::prompt;
 use super::replay::Fork;
 use super::seen::AgentContext;
 use super::sink::EventSink;
-use super::store::{RunRecord, RunSnapshot, RunStore, StepRecord, Turn};
+use super::store::{RunSnapshot, RunStore, StepRecord, Turn};
 use super::time::{Clock, IdSource};
 use super::tool_host::ToolHost;
 use super::tools::{HttpFetch, Tools};
@@ -104,77 +105,6 @@ pub(crate) fn check_deps(crew: &Crew, deps: &RunDeps) -> Result<(), RunError> {
         return Err(RunError::NoGatekeeper);
     }
     Ok(())
-}
-
-/// Starts a run of `crew` (which must have validated without errors) on `input`
-/// and drives it until it ends or pauses.
-pub async fn start_run(
-    crew: &Crew,
-    source: &CrewSource,
-    input: &str,
-    deps: &RunDeps,
-    cancel: &CancellationToken,
-) -> Result<RunOutcome, RunError> {
-    start_run_for(crew, source, input, None, deps, cancel).await
-}
-
-/// [`start_run`] with an agent the person asked for (`requested_agent_id`): under
-/// the `scoring` strategy it wins the supervisor's decision when it is a candidate.
-pub async fn start_run_for(
-    crew: &Crew,
-    source: &CrewSource,
-    input: &str,
-    requested: Option<&AgentId>,
-    deps: &RunDeps,
-    cancel: &CancellationToken,
-) -> Result<RunOutcome, RunError> {
-    let (mut run, record) = Run::starting(crew, source, input, requested, deps, cancel)?;
-    run.notices();
-    let first = run.take_step();
-    deps.store.create_run(&record, &first).await?;
-    deps.sink.committed_events(first.events);
-    run.lease = super::lease::take_lease(&run.id, deps).await?;
-    run.drive().await
-}
-
-impl<'a> Run<'a> {
-    /// A new run of `crew` on `input`, with the events of its start and the person's
-    /// input in its history, and the record it is stored with — nothing stored yet.
-    pub(crate) fn starting(
-        crew: &'a Crew,
-        source: &CrewSource,
-        input: &str,
-        requested: Option<&AgentId>,
-        deps: &'a RunDeps,
-        cancel: &'a CancellationToken,
-    ) -> Result<(Run<'a>, RunRecord), RunError> {
-        if crew.agent(crew.entry_point.as_str()).is_none() {
-            return Err(RunError::NoEntryPoint(crew.entry_point.clone()));
-        }
-        check_deps(crew, deps)?;
-        let id = deps.ids.run_id();
-        let now = deps.clock.now();
-        let record = RunRecord {
-            id: id.clone(),
-            crew_name: crew.name.clone(),
-            crew_path: source.path.clone(),
-            crew_fingerprint: source.fingerprint.clone(),
-            input: input.to_owned(),
-            created_at: now,
-            forked_from: deps.fork.as_ref().map(|fork| fork.from.clone()),
-        };
-        let snapshot = RunSnapshot::starting(crew.entry_point.clone(), now);
-        let mut run = Run::new(crew, deps, cancel, id, snapshot, Vec::new());
-        run.requested = requested.cloned();
-        run.event(EventKind::RunStarted { crew: crew.name.clone(), input: input.to_owned() });
-        if let Some(before) = deps.breaks.before.clone().filter(|b| !b.is_empty()) {
-            run.event(EventKind::BreakpointsSet { agents: before.clone() });
-            run.breakpoints = before;
-        }
-        run.step_once = deps.breaks.step;
-        run.add(Message::user(input));
-        Ok((run, record))
-    }
 }
 
 /// One run in progress: its state and the step being built.
