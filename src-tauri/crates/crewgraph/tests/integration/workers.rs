@@ -17,6 +17,8 @@
 //! - a run watched live through the API node while a worker executes it: every
 //!   event once, in order; a cancel sent to the API node reaches the worker;
 //! - two resumes of one paused run through two API nodes: exactly one proceeds;
+//! - a tool call waiting for a person, allowed (or denied) through the API node:
+//!   the worker goes on with the same turn;
 //! - a worker's health check: 200 while the queue and the store answer, 503 when
 //!   the queue is gone.
 
@@ -476,6 +478,68 @@ fn of_two_resumes_of_one_paused_run_through_two_api_nodes_exactly_one_proceeds()
             let events = cluster.events(&id).await;
             assert_whole(&id, &events);
             assert_eq!(events.iter().filter(|e| matches!(e.kind, EventKind::Resumed { .. })).count(), 1, "round {round}: one resume");
+        }
+    });
+}
+
+/// A clerk whose calculator asks a person first.
+const CLERK: &str = "\
+name: Clerk
+entry_point: clerk
+tools:
+  policy:
+    calculator: ask
+agents:
+  - id: clerk
+    role: Adds up the bill
+    tools: [calculator]
+    is_terminal: true
+";
+
+#[test]
+fn a_tool_call_allowed_through_the_api_node_goes_on_on_a_worker() {
+    block_on(async {
+        let mut cluster = Cluster::new("approval").await;
+        std::fs::write(cluster.fixture.crews().join("clerk.yaml"), CLERK).unwrap();
+        cluster.worker("worker-a", 30, 8);
+        let http = reqwest::Client::new();
+        let script = json!({"replies": {"clerk": [
+            {"content": "Adding up.", "tool_calls": [{"name": "calculator", "arguments": {"expression": "12 + 30"}}]},
+            "The bill is 42."
+        ]}});
+        for decision in ["allow_once", "deny"] {
+            let id = cluster.start_runs(1, "clerk.yaml", &script).await.remove(0);
+            let runs = cluster.until_done(std::slice::from_ref(&id), LIMIT).await;
+            assert_eq!(runs[0]["status"], "paused", "waiting for the person: {runs:?}");
+            let events = cluster.events(&id).await;
+            let call_id = events
+                .iter()
+                .find_map(|e| if let EventKind::ToolApprovalRequested { call_id, .. } = &e.kind { Some(call_id.clone()) } else { None })
+                .expect("the call asks");
+            // A plain resume does not answer it.
+            let resumed =
+                http.post(format!("http://{}/runs/{id}/resume", cluster.addr())).json(&json!({"input": "go"})).send().await.unwrap();
+            assert_eq!(resumed.status(), StatusCode::CONFLICT);
+            let answered = http
+                .post(format!("http://{}/runs/{id}/approvals/{call_id}", cluster.addr()))
+                .json(&json!({"decision": decision, "reason": "not today", "script": script}))
+                .send()
+                .await
+                .unwrap();
+            assert!(answered.status().is_success(), "{decision}: {}", answered.text().await.unwrap());
+            let runs = cluster.until_done(std::slice::from_ref(&id), LIMIT).await;
+            assert_eq!(runs[0]["status"], "completed", "{decision}: {runs:?}");
+            let events = cluster.events(&id).await;
+            assert_whole(&id, &events);
+            let result = events
+                .iter()
+                .find_map(|e| if let EventKind::ToolResult { result, .. } = &e.kind { Some(result.clone()) } else { None })
+                .expect("the call was answered");
+            match decision {
+                "allow_once" => assert!(result.contains("42"), "the calculator ran on the worker: {result}"),
+                _ => assert!(result.contains("not allowed") && result.contains("not today"), "the agent is told: {result}"),
+            }
+            assert_eq!(replies(&events).last().map(String::as_str), Some("clerk: The bill is 42."), "the same turn went on");
         }
     });
 }
