@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crewgraph_engine::run::{continue_run, open_answer, open_resume, open_start, Answer, NullSink, RunError, RunOutcome, RunStatus};
 use crewgraph_engine::{AgentId, RunId};
-use crewgraph_llm::{Pace, Script};
+use crewgraph_llm::Pace;
 use crewgraph_queue::{run_channel, Job, JobKind, Listener, Publisher, RedisQueue, CONTROL};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -223,7 +223,7 @@ impl Api {
             // It was paused when read: another resume opened it (and a worker may
             // have ended it) between our reading and our claim.
             Err(RunError::NotResumable(..)) => return Err(going_on(id)),
-            opened => super::runs::leg_outcome(id, opened.map(|()| placeholder(id)), "another resume of it")?,
+            opened => super::runs::leg_outcome(id, opened, "another resume of it")?,
         };
         enqueue(&cluster, id, JobKind::Resume).await;
         Ok(true)
@@ -238,7 +238,7 @@ impl Api {
         let (crew, source, deps) = self.next_leg(id, &stored, options, Arc::new(NullSink)).await?;
         match open_answer(&crew, &source, id, answer.clone(), &deps, leg.text()).await {
             Err(RunError::NotResumable(..)) => return Err(going_on(id)),
-            opened => super::runs::leg_outcome(id, opened.map(|()| placeholder(id)), "another answer or resume of it")?,
+            opened => super::runs::leg_outcome(id, opened, "another answer or resume of it")?,
         };
         enqueue(&cluster, id, JobKind::Answer).await;
         Ok(true)
@@ -282,9 +282,8 @@ impl Api {
             .clone()
             .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
         let (crew, source) = self.crew_to_run(Path::new(&path)).await?;
-        if let Some(script) = &leg.script {
-            // Checked when the leg opened; a script the run already took replies from goes on after them.
-            Script::parse("script", script).map_err(|e| ApiError::new(ApiErrorCode::InvalidInput, e.to_string()))?;
+        if options.script.is_some() {
+            // A script the run already took replies from goes on after them.
             options.used_replies = Some(replies_used(&self.store()?.events(id, None).await?));
         }
         let deps = self.deps(&crew, &options, sink).await?;
@@ -403,11 +402,6 @@ fn going_on(id: &RunId) -> ApiError {
 /// A queue failure in the API's words.
 pub(crate) fn queue_error(error: crewgraph_queue::QueueError) -> ApiError {
     ApiError::new(ApiErrorCode::Store, error.to_string())
-}
-
-/// An outcome standing for an opened leg (its own outcome comes from the worker).
-fn placeholder(id: &RunId) -> RunOutcome {
-    RunOutcome { run_id: id.clone(), status: RunStatus::Running, final_agent: None, error: None, handoffs: 0, steps: 0 }
 }
 
 #[cfg(test)]

@@ -101,7 +101,7 @@ impl From<RunError> for ApiError {
 /// A leg's outcome in the API's words. Two legs that both loaded the run before
 /// either stored a step: the store keeps the first one's step and refuses the other's
 /// (`other` says what the first was).
-pub(crate) fn leg_outcome(id: &RunId, outcome: Result<RunOutcome, RunError>, other: &str) -> Result<RunOutcome, ApiError> {
+pub(crate) fn leg_outcome<T>(id: &RunId, outcome: Result<T, RunError>, other: &str) -> Result<T, ApiError> {
     match outcome {
         Err(RunError::Store(StoreError::OutOfOrder { .. })) => {
             Err(ApiError::new(ApiErrorCode::Conflict, format!("{} ({other} stored its next step first)", RunError::Conflict(id.clone()))))
