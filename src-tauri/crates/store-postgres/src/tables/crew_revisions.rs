@@ -3,9 +3,12 @@
 //! fingerprint: saving text whose fingerprint the crew already has returns that
 //! revision's number instead of adding one (also when the crew went A → B → A).
 //!
-//! Saving is one transaction that first locks the crew's row ([`super::crews::ENSURE`]):
-//! two programs saving versions of one crew at once take turns, so neither a
-//! number nor a fingerprint is kept twice.
+//! A version the crew has already is found by one read that locks nothing
+//! ([`FOUND`]) — what nearly every run's start finds, so runs of one crew started at
+//! once on many machines do not wait for each other. A new version is saved in one
+//! transaction that first locks the crew's row ([`super::crews::ENSURE`]): two
+//! programs saving versions of one crew at once take turns, so neither a number nor
+//! a fingerprint is kept twice.
 
 use crewgraph_engine::run::{CrewRevision, NewCrewRevision, StoreError, Timestamp};
 
@@ -29,6 +32,10 @@ CREATE TABLE crew_revisions (
 
 const KNOWN: &str = "SELECT revision FROM crew_revisions WHERE crew = $1 AND fingerprint = $2";
 
+/// The revision of the crew at `$1` with fingerprint `$2`, read without a lock.
+const FOUND: &str = "
+SELECT r.revision FROM crew_revisions r JOIN crews c ON c.id = r.crew WHERE c.path = $1 AND r.fingerprint = $2";
+
 const ADD: &str = "
 INSERT INTO crew_revisions (crew, revision, name, yaml, fingerprint, saved_at)
 SELECT $1, coalesce(max(revision), 0) + 1, $2, $3, $4, $5 FROM crew_revisions WHERE crew = $1
@@ -46,6 +53,10 @@ impl PostgresStore {
         let saved = async {
             let saved_at = to_sql_int(new.saved_at.0, "the save time")?;
             let mut client = self.client().await?;
+            let found = client.prepare_cached(FOUND).await?;
+            if let Some(row) = client.query_opt(&found, &[&new.path, &new.fingerprint]).await? {
+                return from_sql_int(get(&row, 0)?, "a revision number");
+            }
             let transaction = client.transaction().await?;
             let crew: i64 = get(&transaction.query_one(crews::ENSURE, &[&new.path]).await?, 0)?;
             let revision: i64 = match transaction.query_opt(KNOWN, &[&crew, &new.fingerprint]).await? {
