@@ -108,16 +108,8 @@ pub async fn continue_run(
     deps: &RunDeps,
     cancel: &CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let (mut run, _) = reopen(crew, source, id, None, &[RunStatus::Running], deps, cancel).await?;
-    let opening = match deps.store.events(id, None).await {
-        Ok(events) => Opening::of(&events),
-        Err(error) => {
-            if let Some(lease) = run.lease.take() {
-                lease.release().await;
-            }
-            return Err(error.into());
-        }
-    };
+    let (mut run, _, events) = reopen(crew, source, id, None, &[RunStatus::Running], deps, cancel).await?;
+    let opening = Opening::of(&events);
     run.requested = requested.cloned();
     if opening.begun {
         run.event(EventKind::Warning { message: INTERRUPTED.into() });

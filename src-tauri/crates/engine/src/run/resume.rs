@@ -10,7 +10,7 @@ use super::approval::{self, Answer};
 use super::breakpoints;
 use super::driver::{check_deps, CrewSource, Run, RunDeps, RunOutcome};
 use super::error::RunError;
-use super::event::{EventKind, RunStatus};
+use super::event::{EventKind, RunEvent, RunStatus};
 use super::lease::take_lease;
 use super::message::Message;
 use super::store::StoreError;
@@ -45,7 +45,7 @@ pub(crate) async fn resuming<'a>(
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
 ) -> Result<Run<'a>, RunError> {
-    let (mut run, from) = reopen(crew, source, id, None, statuses, deps, cancel).await?;
+    let (mut run, from, _) = reopen(crew, source, id, None, statuses, deps, cancel).await?;
     if from == RunStatus::Running {
         run.event(EventKind::Warning { message: INTERRUPTED.into() });
     }
@@ -85,7 +85,7 @@ pub(crate) async fn answering<'a>(
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
 ) -> Result<Run<'a>, RunError> {
-    let (mut run, _) = reopen(crew, source, id, Some(&answer.call_id), statuses, deps, cancel).await?;
+    let (mut run, _, _) = reopen(crew, source, id, Some(&answer.call_id), statuses, deps, cancel).await?;
     run.event(EventKind::ToolApproval { call_id: answer.call_id.clone(), decision: answer.decision, reason: answer.reason.clone() });
     run.event(EventKind::Resumed { agent: run.snapshot.current_agent.clone(), input: String::new() });
     run.answer = Some(answer);
@@ -96,7 +96,8 @@ pub(crate) async fn answering<'a>(
 /// it is read, and claimed, so no other leg runs at once), and the status it was
 /// stored with, which must be one of `statuses` (paused or running). `answering` is
 /// the call a person answers: the run must wait on exactly that one; without it, the
-/// run must wait on none. A leg that does not go on lets the lease go at once.
+/// run must wait on none. Also the run's stored events, as they were read. A leg
+/// that does not go on lets the lease go at once.
 pub(crate) async fn reopen<'a>(
     crew: &'a Crew,
     source: &CrewSource,
@@ -105,13 +106,13 @@ pub(crate) async fn reopen<'a>(
     statuses: &[RunStatus],
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
-) -> Result<(Run<'a>, RunStatus), RunError> {
+) -> Result<(Run<'a>, RunStatus, Vec<RunEvent>), RunError> {
     check_deps(crew, deps)?;
     let lease = take_lease(id, deps).await?;
     match ready(crew, source, id, answering, statuses, deps, cancel).await {
-        Ok((mut run, from)) => {
+        Ok((mut run, from, events)) => {
             run.lease = lease;
-            Ok((run, from))
+            Ok((run, from, events))
         }
         Err(error) => {
             if let Some(lease) = lease {
@@ -131,7 +132,7 @@ async fn ready<'a>(
     statuses: &[RunStatus],
     deps: &'a RunDeps,
     cancel: &'a CancellationToken,
-) -> Result<(Run<'a>, RunStatus), RunError> {
+) -> Result<(Run<'a>, RunStatus, Vec<RunEvent>), RunError> {
     let stored = deps.store.load_run(id).await?.ok_or_else(|| StoreError::NoSuchRun(id.clone()))?;
     let from = stored.snapshot.status;
     if !statuses.contains(&from) {
@@ -152,7 +153,9 @@ async fn ready<'a>(
         }
         _ => {}
     }
-    if !deps.store.claim(id, &[from]).await? {
+    // A paused run is claimed (of two resumes, one moves it); a running one is whose
+    // lease this leg holds, or nobody's — a claim from running to running would move nothing.
+    if from != RunStatus::Running && !deps.store.claim(id, &[from]).await? {
         return Err(RunError::Conflict(id.clone()));
     }
     let mut snapshot = stored.snapshot;
@@ -174,5 +177,5 @@ async fn ready<'a>(
     if stored.record.crew_fingerprint != source.fingerprint {
         run.event(EventKind::Warning { message: "the crew changed since this run stopped; it goes on with the crew as it is now".into() });
     }
-    Ok((run, from))
+    Ok((run, from, events))
 }
