@@ -99,11 +99,16 @@ example-servers:
 secrets-test: build test-deps
 	scripts/test-secrets.sh
 
-## soak: the crash soak, long: SOAK_KILLS runs and resumes killed at random moments (make test makes 8)
+## soak: the crash soak, long: SOAK_KILLS runs and resumes killed at random moments (make test makes 8); then the memory soak
+# The memory soak: a worker's VmRSS over SOAK_RUNS scripted runs through a cluster of its own
+# (PostgreSQL, Redis, an API node, one worker; release build), flat within 10 % or not.
 SOAK_KILLS ?= 150
+SOAK_RUNS ?= 100000
 soak: build
+	@scripts/install-deps.sh --test
 	CREWGRAPH_SOAK_KILLS=$(SOAK_KILLS) cargo test --workspace --test integration -- --exact --nocapture \
 	  soak::runs_killed_at_random_moments_and_resumed_lose_no_step_and_repeat_none
+	CLUSTER_BENCH_SOAK_RUNS=$(SOAK_RUNS) cargo bench -p crewgraph --bench cluster -- soak
 
 # `crewgraph serve` against its own /openapi.json (schemathesis from PyPI, bounded:
 # SCHEMATHESIS_EXAMPLES cases per operation, SCHEMATHESIS_SECONDS in all).
@@ -142,7 +147,7 @@ browser-e2e: build test-deps
 cluster-e2e: build test-deps
 	tests/e2e/run-cluster.sh
 
-## bench: every benchmark (criterion and the load figures); figures go into BENCHMARKS.md
+## bench: every benchmark (criterion, the load figures, the cluster on PostgreSQL and Redis); figures go into BENCHMARKS.md
 bench:
 	cargo bench -p crewgraph-engine --bench matcher
 	cargo bench -p crewgraph-engine --bench near_miss
@@ -157,6 +162,8 @@ bench:
 	cargo bench -p crewgraph --bench coverage
 	cargo bench -p crewgraph --bench load
 	cargo bench -p crewgraph --bench serve
+	@scripts/install-deps.sh --test
+	cargo bench -p crewgraph --bench cluster
 	@scripts/setup-local-model.sh
 	cargo bench -p crewgraph --bench providers
 
