@@ -95,7 +95,10 @@ impl Worker {
     /// `cluster`'s queue.
     pub fn new(api: Api, cluster: Arc<Cluster>, config: WorkerConfig) -> Worker {
         let executor = crewgraph_engine::run::Executor::new(config.id.clone(), config.lease);
-        let api = api.with_executor(executor.clone()).as_worker(cluster.clone());
+        // Nobody watches a worker's legs where it runs (watchers are on the API nodes,
+        // fed through Redis): each leg's live ring holds one event, not a watcher's
+        // thousand — thousands of runs in flight, each with its own ring.
+        let api = api.with_live_capacity(1).with_executor(executor.clone()).as_worker(cluster.clone());
         Worker { api, cluster, config, executor, running: Arc::default(), executed: Arc::default() }
     }
 

@@ -172,8 +172,7 @@ pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &Snaps
         .prepare_cached(
             "UPDATE runs SET status = ?4, current_agent = ?5, handoffs = ?6, steps = ?7, next_seq = ?8, strikes = ?9,
                              recent = ?10, history_len = ?11, error = ?12, updated_at = ?13,
-                             input_tokens = ?14, output_tokens = ?15, cost_usd = ?16, stored_steps = stored_steps + 1,
-                             options = COALESCE(?17, options)
+                             input_tokens = ?14, output_tokens = ?15, cost_usd = ?16, stored_steps = stored_steps + 1
              WHERE id = ?1 AND next_seq = ?2 AND history_len = ?3
              RETURNING number, stored_steps - 1",
         )?
@@ -195,12 +194,16 @@ pub(crate) fn advance(conn: &Connection, id: &RunId, from: Position, row: &Snaps
                 s.tokens.input_tokens,
                 s.tokens.output_tokens,
                 s.tokens.cost_usd,
-                row.options,
             ],
             |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
         )
         .optional()?;
     let Some((number, step)) = moved else { return Ok(None) };
+    if let Some(options) = &row.options {
+        // Only a step that opens a queued leg has options: a statement of its own, in
+        // the same transaction, so every other step's UPDATE stays as it was.
+        conn.prepare_cached("UPDATE runs SET options = ?2 WHERE number = ?1")?.execute(params![number, options])?;
+    }
     Ok(Some((number, from_sql_int(step, "the count of stored steps")?)))
 }
 
