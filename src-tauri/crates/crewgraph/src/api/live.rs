@@ -17,6 +17,10 @@
 //!   step — what the server does when it shuts down. The window does not: a run
 //!   going on when it closes stays `running` in the store, resumable the same way.
 //!
+//! On an API node of a cluster, start, resume and answer hand the leg to the queue
+//! instead ([`super::queued`]) unless a person drives it turn by turn; every leg
+//! executed in a cluster publishes its events on the run's channel too.
+//!
 //! ```no_run
 //! # async fn demo(api: crewgraph::api::Api) -> Result<(), crewgraph::api::ApiError> {
 //! use crewgraph::api::{RunOptions, ScriptSource};

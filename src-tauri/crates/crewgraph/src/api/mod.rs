@@ -14,7 +14,10 @@
 //! A run either runs to its end in the caller ([`Api::start_run`], the CLI), or in
 //! the background of a long-lived host ([`Api::spawn_run`], the HTTP server):
 //! [`LiveRuns`] keeps those, to cancel, watch ([`Api::watch_run`]: stored events,
-//! then live ones) or interrupt them.
+//! then live ones) or interrupt them. In a cluster ([`Cluster`], docs/scale-out.md)
+//! an API node opens each leg and queues it ([`Api::with_queue`]), a worker
+//! executes what the queue hands it ([`Api::execute_queued`]), and watchers on any
+//! node follow runs executed anywhere.
 
 mod agents;
 mod batches;
