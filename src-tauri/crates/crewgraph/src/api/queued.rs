@@ -26,7 +26,6 @@ use crewgraph_queue::{run_channel, Job, JobKind, Listener, Publisher, RedisQueue
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::runs::replies_used;
 use super::{Api, ApiError, ApiErrorCode, RunOptions, ScriptSource};
 
 /// The queue and the channels an API shares with the other machines.
@@ -275,18 +274,7 @@ impl Api {
                 ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' was stored with options this Crewgraph cannot read: {e}"))
             })?,
         };
-        let mut options = leg.options();
-        let path = stored
-            .record
-            .crew_path
-            .clone()
-            .ok_or_else(|| ApiError::new(ApiErrorCode::InvalidInput, format!("run '{id}' does not say which crew file it ran")))?;
-        let (crew, source) = self.crew_to_run(Path::new(&path)).await?;
-        if options.script.is_some() {
-            // A script the run already took replies from goes on after them.
-            options.used_replies = Some(replies_used(&self.store()?.events(id, None).await?));
-        }
-        let deps = self.deps(&crew, &options, sink).await?;
+        let (crew, source, deps) = self.next_leg(id, &stored, &leg.options(), sink).await?;
         let requested = leg.requested_agent.as_deref().map(AgentId::from);
         let outcome = continue_run(&crew, &source, id, requested.as_ref(), &deps, cancel).await;
         super::runs::leg_outcome(id, outcome, "another executor")
