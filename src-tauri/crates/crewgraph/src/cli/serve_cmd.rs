@@ -169,12 +169,7 @@ async fn sweep(api: Api, every: Duration) {
 /// This server as the executor of the runs it executes: named after its host and
 /// process, a lease of 30 s renewed while a leg runs.
 fn this_server() -> Executor {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "this machine".to_owned());
+    let host = crewgraph::worker::host_name().unwrap_or_else(|| "this machine".to_owned());
     Executor::new(format!("crewgraph serve on {host} (process {})", std::process::id()), Duration::from_secs(30))
 }
 

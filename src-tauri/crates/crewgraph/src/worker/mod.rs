@@ -266,11 +266,16 @@ impl Leg {
 
 /// A worker's default name: its host and process (`node-b:4121`).
 pub fn default_id() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+    let host = host_name().unwrap_or_else(|| "worker".to_owned());
+    format!("{host}:{}", std::process::id())
+}
+
+/// This machine's name (what executors sharing a store are named after), when it
+/// can be read.
+pub fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|h| h.trim().to_owned())
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "worker".to_owned());
-    format!("{host}:{}", std::process::id())
 }
