@@ -17,7 +17,7 @@ import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { drawn, screenshotsAtTwoSizes, startChromium, statusIs } from "./chromium.mjs";
+import { chooseSimulate, drawn, screenshotsAtTwoSizes, startChromium, statusIs } from "./chromium.mjs";
 import { asExpression, CANVAS_STATE } from "./in-page.mjs";
 import { waitForStable } from "./webdriver.mjs";
 
@@ -84,11 +84,7 @@ test("the file desk: the reader's real reads in tool cards, the write asks in a 
   });
 
   // Simulate mode picks the script that comes with the crew (scripts/file-desk.yaml).
-  if ((await page.locator('.run-dock-toggle[aria-expanded="false"]').count()) > 0) await page.click('.run-dock-toggle[aria-expanded="false"]');
-  const simulate = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent.startsWith("Simulate"))?.value);
-  assert.ok(simulate !== undefined, "the model list offers Simulate");
-  await page.selectOption(".run-select", simulate);
-  await page.waitForFunction(() => [...document.querySelectorAll(".run-script-name")].some((n) => n.textContent === "file-desk.yaml"));
+  await chooseSimulate(page, "file-desk.yaml");
   await page.fill(".run-input", "Summarise the documents");
   await page.click(RUN);
 

@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
-import { startChromium, statusIs as statusOf } from "./chromium.mjs";
+import { chooseSimulate, startChromium, statusIs as statusOf } from "./chromium.mjs";
 import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
 import { WAIT, waitFor } from "./webdriver.mjs";
 
@@ -120,11 +120,7 @@ test("the interview runs in Simulate mode: the highlight moves, the tracker expl
   await shot("03-interview-open");
 
   // Simulate mode picks the script that comes with the crew (scripts/interview.yaml).
-  if ((await page.locator('.run-dock-toggle[aria-expanded="false"]').count()) > 0) await page.click('.run-dock-toggle[aria-expanded="false"]');
-  const simulate = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent.startsWith("Simulate"))?.value);
-  assert.ok(simulate !== undefined, "the model list offers Simulate");
-  await page.selectOption(".run-select", simulate);
-  await page.waitForFunction(() => [...document.querySelectorAll(".run-script-name")].some((n) => n.textContent === "interview.yaml"));
+  await chooseSimulate(page, "interview.yaml");
   await recordActive();
   await page.fill(".run-input", "Interview me about colours");
   await page.click(RUN);

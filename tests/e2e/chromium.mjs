@@ -3,6 +3,7 @@
 // 1400×900 whose every wait is as generous as the window's, and a watch on that page
 // — what it says went wrong, and the dialogs it opens — so a test file can end by
 // checking the page complained of nothing.
+import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { WAIT } from "./webdriver.mjs";
@@ -64,6 +65,16 @@ function watchPage(page) {
 /** Waits until the run's status (its text in the page) matches `pattern`. */
 export const statusIs = (page, pattern) =>
   page.waitForFunction((source) => new RegExp(source).test(document.querySelector(".run-status")?.textContent ?? ""), pattern.source);
+
+/** Opens the run panel when it is folded and picks Simulate mode, which picks the
+ * script that comes with the open crew: waits until the panel names `script`. */
+export async function chooseSimulate(page, script) {
+  if ((await page.locator('.run-dock-toggle[aria-expanded="false"]').count()) > 0) await page.click('.run-dock-toggle[aria-expanded="false"]');
+  const simulate = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent.startsWith("Simulate"))?.value);
+  assert.ok(simulate !== undefined, "the model list offers Simulate");
+  await page.selectOption(".run-select", simulate);
+  await page.waitForFunction((name) => [...document.querySelectorAll(".run-script-name")].some((n) => n.textContent === name), script);
+}
 
 /** Waits until the page as it is now has been drawn (two frames), so a screenshot shows it. */
 export const drawn = (page) => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));

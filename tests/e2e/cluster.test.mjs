@@ -8,7 +8,7 @@
 // queue too), and the run ends; and Stop cancels a run a worker executes.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startChromium, statusIs as statusOf } from "./chromium.mjs";
+import { chooseSimulate, startChromium, statusIs as statusOf } from "./chromium.mjs";
 import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
 import { WAIT, waitFor } from "./webdriver.mjs";
 
@@ -86,11 +86,7 @@ test("the interview, watched live in the browser through the API node while work
   await page.click('.crew-card[data-crew="interview.yaml"]');
   await page.locator(".crew-header h1").waitFor();
   await page.waitForFunction(() => /Ready to run/.test(document.querySelector(".crew-status")?.textContent ?? ""));
-  if ((await page.locator('.run-dock-toggle[aria-expanded="false"]').count()) > 0) await page.click('.run-dock-toggle[aria-expanded="false"]');
-  const simulate = await page.locator(".run-select option").evaluateAll((options) => options.find((o) => o.textContent.startsWith("Simulate"))?.value);
-  assert.ok(simulate !== undefined, "the model list offers Simulate");
-  await page.selectOption(".run-select", simulate);
-  await page.waitForFunction(() => [...document.querySelectorAll(".run-script-name")].some((n) => n.textContent === "interview.yaml"));
+  await chooseSimulate(page, "interview.yaml");
   await page.evaluate(asExpression(RECORD_ACTIVE));
   const before = (await health()).reduce((sum, w) => sum + w.executed, 0);
   await page.fill(".run-input", "Interview me about colours");
