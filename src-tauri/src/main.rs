@@ -13,6 +13,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod painting;
 
 /// mimalloc, as the CLI and the server have: runs go on in this process too, and
 /// their many small, short-lived values are where it is faster than the system
@@ -47,6 +48,7 @@ use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     tune_allocator();
+    painting::choose();
     if cfg!(target_os = "linux") && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         eprintln!(
             "Crewgraph's window needs a display, and there is none here (DISPLAY is not set).\n\
