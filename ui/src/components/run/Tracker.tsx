@@ -6,7 +6,9 @@
 // with its fixes (MissedRoute.tsx). A line clicked selects the arrow it took on
 // the graph and brings the turn whose reply led to it into view in the transcript;
 // its eye opens what that turn's agent saw (SeenButton → SeenView).
-// A long run shows its newest SHOWN_LINES lines, the earlier ones behind a button.
+// It follows its newest lines unless the person scrolled up to read (useFollowing);
+// a long run shows its newest lines (FOLLOW_LINES while it follows them,
+// SHOWN_LINES once the person scrolls up), the earlier ones behind a button.
 import { memo, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { editorStore } from "../../editor/store";
@@ -18,6 +20,7 @@ import { handoffReason, moveSource, moveTarget, type Namer, timeOf } from "../..
 import { MissedLine } from "./MissedRoute";
 import { edgeForHandoff } from "./runClasses";
 import { SeenLineButton } from "./SeenButton";
+import { FOLLOW_LINES, useFollowing } from "./useFollowing";
 import { useNames } from "./useNames";
 
 /** Shows a handoff: its arrow selected on the graph, its turn in the transcript. */
@@ -40,10 +43,11 @@ export function Tracker() {
   const highlight = useRun((s) => s.highlight);
   const names = useNames();
   const [all, setAll] = useState<string | null>(null);
+  const { ref, onScroll, reading } = useFollowing<HTMLElement>(lines, runId);
   const showAll = all !== null && all === runId;
-  const hidden = !showAll ? Math.max(0, lines.length - SHOWN_LINES) : 0;
+  const hidden = !showAll ? Math.max(0, lines.length - (reading ? SHOWN_LINES : FOLLOW_LINES)) : 0;
   return (
-    <section className="run-tracker" aria-label="Handoffs">
+    <section className="run-tracker" aria-label="Handoffs" ref={ref} onScroll={onScroll}>
       {lines.length === 0 ? (
         <p className="run-empty">Each time an agent hands the work on, a line appears here saying why.</p>
       ) : (

@@ -3,10 +3,12 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { examCrew } from "../../editor/fixtures";
-import { examRun } from "../../run/fixtures";
+import { type EventBody, events, examRun } from "../../run/fixtures";
 import { runStore } from "../../run/store";
 import { examDocument, open } from "../inspector/testing";
+import { SHOWN_LINES } from "./Tracker";
 import { Transcript } from "./Transcript";
+import { FOLLOW_LINES } from "./useFollowing";
 
 afterEach(cleanup);
 beforeEach(() => {
@@ -48,6 +50,36 @@ describe("Transcript scrolling", () => {
     fireEvent.scroll(log);
     feed(20, 35);
     expect(log.scrollTop).toBe(log.scrollHeight);
+  });
+
+  it("keeps only the newest turns in the page while it follows them, and shows more, in place, once the person scrolls up", () => {
+    render(<Transcript />);
+    const log = screen.getByRole("log");
+    sized(log);
+    // The teacher and the student taking 60 turns each: 120 turns.
+    const bodies: EventBody[] = [{ type: "run_started", crew: "Fractions exam", input: "Begin." }];
+    for (let step = 1; step <= 120; step++) {
+      const agent = step % 2 ? "teacher" : "student";
+      bodies.push({ type: "agent_started", agent, step }, { type: "agent_response", agent, content: `Turn ${step}` });
+    }
+    act(() => runStore.getState().apply({ events: events(bodies), end: null, lost_from: null }));
+    const turns = () => [...log.querySelectorAll("article")].map((a) => a.textContent?.match(/Turn \d+/)?.[0]);
+    expect(turns()).toHaveLength(FOLLOW_LINES);
+    expect(turns().at(-1)).toBe("Turn 120");
+    expect(log.scrollTop).toBe(log.scrollHeight);
+    expect(screen.getByRole("button", { name: `Show the ${120 - FOLLOW_LINES} earlier turns and notes` })).toBeTruthy();
+
+    // Scrolled up by 300 px: the newest SHOWN_LINES turns, and the view still 300 px
+    // above the bottom (on the same turns).
+    log.scrollTop = log.scrollHeight - log.clientHeight - 300;
+    fireEvent.scroll(log);
+    expect(turns()).toHaveLength(SHOWN_LINES);
+    expect(log.scrollHeight - log.scrollTop - log.clientHeight).toBe(300);
+
+    // Back at the bottom: it follows again, with the short list.
+    log.scrollTop = log.scrollHeight - log.clientHeight;
+    fireEvent.scroll(log);
+    expect(turns()).toHaveLength(FOLLOW_LINES);
   });
 
   it("says what to do before anything has run", () => {

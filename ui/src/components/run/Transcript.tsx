@@ -4,9 +4,10 @@
 // came close when none did, with its fixes: MissedRoute.tsx) — the
 // person's answers, and warnings; a turn that is over links to what its agent saw
 // (SeenButton → SeenView). Follows the newest words unless the person
-// scrolled up to read; a tracker line clicked brings its turn into view. A long
-// run shows its newest SHOWN_LINES entries, the earlier ones behind a button.
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+// scrolled up to read (useFollowing); a tracker line clicked brings its turn into
+// view. A long run shows its newest entries (FOLLOW_LINES while it follows them,
+// SHOWN_LINES once the person scrolls up), the earlier ones behind a button.
+import { memo, useEffect, useMemo, useState } from "react";
 import { avatarColor, avatarLetter, behaviorWords } from "../../graph/style";
 import type { ToolDecision } from "../../bindings/ToolDecision";
 import type { Answer, Notice, RunView, Turn } from "../../run/reducer";
@@ -17,6 +18,7 @@ import { ForkButton } from "./ForkButton";
 import { MissedNote } from "./MissedRoute";
 import { SeenButton } from "./SeenButton";
 import { SHOWN_LINES } from "./Tracker";
+import { FOLLOW_LINES, useFollowing } from "./useFollowing";
 import { useNames } from "./useNames";
 
 type Entry =
@@ -34,53 +36,31 @@ export function transcriptEntries(view: RunView): Entry[] {
   return entries.sort((a, b) => a.seq - b.seq);
 }
 
-/** Within this many pixels of the bottom counts as "at the bottom". */
-const stickiness = 24;
-
 export function Transcript() {
   const view = useRun((s) => s.view);
   const highlight = useRun((s) => s.highlight);
   // A run step by step: a turn whose model was asked waits for the person's Next.
   const stepping = useRun((s) => s.pace === "step" && s.replay === null && s.ended === null);
   const names = useNames();
-  const scroller = useRef<HTMLDivElement>(null);
-  const following = useRef(true);
-
-  const onScroll = () => {
-    const box = scroller.current;
-    if (box) following.current = box.scrollHeight - box.scrollTop - box.clientHeight <= stickiness;
-  };
-
-  // New words: stay at the bottom, unless the person scrolled up.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: view is the trigger (new words to scroll to)
-  useLayoutEffect(() => {
-    const box = scroller.current;
-    if (box && following.current) box.scrollTop = box.scrollHeight;
-  }, [view]);
+  const { ref: scroller, onScroll, reading, stopFollowing } = useFollowing<HTMLDivElement>(view, view?.runId);
 
   useEffect(() => {
     if (highlight === null) return;
     const turn = scroller.current?.querySelector(`[data-turn="${highlight}"]`);
     if (turn instanceof HTMLElement) {
-      following.current = false;
+      stopFollowing();
       turn.scrollIntoView?.({ block: "nearest" });
     }
-  }, [highlight]);
+  }, [highlight, scroller, stopFollowing]);
 
-  // A long run shows its newest entries; all of them once asked, or when a tracker
-  // line points at a turn further back.
+  // A long run shows its newest entries (fewer while the transcript follows them);
+  // all of them once asked, or when a tracker line points at a turn further back.
   const [all, setAll] = useState<string | null>(null);
   const entries = useMemo(() => (view ? transcriptEntries(view) : []), [view]);
   const highlighted = highlight === null ? -1 : entries.findIndex((e) => e.kind === "turn" && e.turn.id === highlight);
   const showAll = (all !== null && all === view?.runId) || (highlighted >= 0 && highlighted < entries.length - SHOWN_LINES);
-  const hidden = showAll ? 0 : Math.max(0, entries.length - SHOWN_LINES);
-
-  // A new run follows its words again.
-  const runId = view?.runId;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runId is the trigger (a new run)
-  useEffect(() => {
-    following.current = true;
-  }, [runId]);
+  const shown = reading || (highlighted >= 0 && highlighted < entries.length - FOLLOW_LINES) ? SHOWN_LINES : FOLLOW_LINES;
+  const hidden = showAll ? 0 : Math.max(0, entries.length - shown);
 
   return (
     <div className="run-transcript" ref={scroller} onScroll={onScroll} aria-label="Transcript" role="log">
