@@ -11,7 +11,9 @@
 // - a Simulate run of fixtures/speed.yaml at about 1,000 events a second: the delay
 //   from each event's timestamp to just after the frame that shows it (the app's
 //   `paintDelays` hook), and the input latency of typing into the crew's name field
-//   meanwhile (from each key event to just after the frame that shows it).
+//   meanwhile (from each key event to just after the frame that shows it), and
+//   where each update of the window spent its time (folding the events, React,
+//   waiting for the frame, the frame's style, layout and paint).
 //
 // E2E_SPEED_CSS adds a style sheet before the run, for experiments on what costs
 // what (`.run-transcript{display:none}` leaves the transcript out of every frame).
@@ -128,6 +130,7 @@ test("speed: cold start, idle memory, and a run at about 1,000 events a second",
   });
   const delays = await session.execute("return window.__delays");
   const latency = await session.execute("return window.__inputLatency");
+  const updates = await session.execute("return window.crewgraph.paintDelays.updates()");
   const pageShare = await session.execute("return window.crewgraph.paintDelays.batches()");
 
   assert.ok(events > 5000, `the run made thousands of events (${events})`);
@@ -141,6 +144,9 @@ test("speed: cold start, idle memory, and a run at about 1,000 events a second",
     event_to_pixel_ms: summary(delays),
     batch_arrival_to_pixel_ms: summary(pageShare),
     input_latency_ms: summary(latency),
+    // Where an update's time went (paintDelays.ts, UpdateParts): folding, React's
+    // render and commit, waiting for the frame, the frame itself.
+    update_ms: Object.fromEntries(["events", "fold", "render", "wait", "frame"].map((part) => [part, summary(updates.map((u) => u[part]))])),
   };
   await writeFile(`${OUT}/speed.json`, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(JSON.stringify(figures));

@@ -10,12 +10,24 @@ let recording = false;
 let samples: number[] = [];
 /** Per batch: from its arrival in the page to just after the frame that shows it. */
 let batches: number[] = [];
+/** Per update of the window: where its time went. */
+let updates: UpdateParts[] = [];
+
+/** One update of the window, in ms: folding its events into the view, React's
+ * render and commit (the DOM changed, layout effects run), waiting for the next
+ * frame, and that frame's own work (style, layout, paint) until just after it. */
+export type UpdateParts = { events: number; fold: number; render: number; wait: number; frame: number };
 
 export const paintDelays = {
   start() {
     recording = true;
     samples = [];
     batches = [];
+    updates = [];
+  },
+  /** Per update, where its time went (in the order they were drawn). */
+  updates(): UpdateParts[] {
+    return updates;
   },
   /** Per batch, the ms from its arrival to just after its frame (the page's share). */
   batches(): number[] {
@@ -25,6 +37,22 @@ export const paintDelays = {
   stop(): number[] {
     recording = false;
     return samples;
+  },
+  /** Called by the window's feed right after it folded `events` events into the
+   * view, from `began` (performance.now()): React renders in a microtask queued
+   * while folding, so one queued now runs once React has committed. */
+  update(began: number, events: number) {
+    if (!recording) return;
+    const folded = performance.now();
+    queueMicrotask(() => {
+      const rendered = performance.now();
+      requestAnimationFrame(() => {
+        const frame = performance.now();
+        setTimeout(() => {
+          updates.push({ events, fold: folded - began, render: rendered - folded, wait: frame - rendered, frame: performance.now() - frame });
+        }, 0);
+      });
+    });
   },
   /** Called by the run store once a batch's events are folded into the view. */
   folded(events: RunEvent[], arrived: number) {

@@ -21,6 +21,7 @@ import type { ResumeRun } from "../../bindings/ResumeRun";
 import type { RunBatch } from "../../bindings/RunBatch";
 import type { StartRun } from "../../bindings/StartRun";
 import type { RunSummary } from "../../bindings/RunSummary";
+import { paintDelays } from "../../run/paintDelays";
 import { runStore } from "../../run/store";
 
 let generation = 0;
@@ -45,9 +46,11 @@ const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0)
 
 /** A new watch's batch handler; any older watch's batches are dropped from now on.
  * The window draws a run at its own pace: batches that arrive while it is drawing
- * wait and are folded into one update, and after each update the window rests as
- * long as that update took, so a fast run never keeps it from answering the person
- * (a bigger update later instead of a backlog of small ones). Each batch's promise
+ * wait and are folded into one update, and after each update the window rests
+ * half as long as that update took, so a fast run never keeps it from answering the
+ * person (a bigger update later instead of a backlog of small ones; resting the
+ * whole time halved how often a fast run was drawn, with no better typing:
+ * BENCHMARKS.md, "The window's footprint"). Each batch's promise
  * settles once the update that shows it is painted and the rest is over: the
  * window's transport then lets the next batch come (batches.rs, `Pacing`), so the
  * events of a fast run gather in the shell while the page paints. */
@@ -70,6 +73,7 @@ function feed(): (batch: RunBatch) => Promise<void> {
     drawing = true;
     const batch = joined(batches);
     runStore.getState().apply(batch);
+    paintDelays.update(began, batch.events.length);
     if (batch.end === "lagged") void catchUp();
     afterNextFrame(() => {
       const took = performance.now() - began;
@@ -77,7 +81,7 @@ function feed(): (batch: RunBatch) => Promise<void> {
         drawing = false;
         for (const settle of done) settle();
         if (waiting.length > 0) flush();
-      }, took);
+      }, took / 2);
     });
   };
   return (batch) =>
