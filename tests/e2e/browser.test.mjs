@@ -344,11 +344,16 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   await page.click('.run-pace-choice[data-pace="instant"]');
   await page.fill(".run-input", "Go as fast as you can");
   await page.evaluate(() => window.crewgraph.paintDelays.start());
+  const cdp = process.env.E2E_PROFILE ? await page.context().newCDPSession(page) : null;
+  if (process.env.E2E_TRACE) await page.context().browser().startTracing(page, { path: process.env.E2E_TRACE, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"] });
+  if (cdp) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.setSamplingInterval", { interval: 200 }); await cdp.send("Profiler.start"); }
   const started = Date.now();
   await page.click(RUN);
   await statusIs(/^Running/);
   await page.waitForFunction(() => !/^Running/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 5 * WAIT });
   const seconds = (Date.now() - started) / 1000;
+  if (process.env.E2E_TRACE) await page.context().browser().stopTracing();
+  if (cdp) await writeFile(process.env.E2E_PROFILE, JSON.stringify((await cdp.send("Profiler.stop")).profile));
   // The run's last batches are folded (the status shows its end); each one's delay is
   // noted just after its frame. Stop taking new batches, then wait for those frames.
   const events = await page.evaluate(() => window.crewgraph.runEvents());

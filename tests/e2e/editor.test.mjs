@@ -264,6 +264,8 @@ test("the crew's history lists each save with what changed, compares two revisio
 
 test("a 1,000-agent crew pans and zooms smoothly", async () => {
   await openCrew(session, BIG);
+  // (E2E_CANVAS_CSS adds a style sheet first, for experiments on what costs what.)
+  if (process.env.E2E_CANVAS_CSS) await session.execute("const s = document.createElement('style'); s.textContent = arguments[0]; document.head.append(s);", [process.env.E2E_CANVAS_CSS]);
   // Zoomed out to show all of it, the crew is painted as one picture (FarView).
   await session.waitFor(async () => (await session.find(".far-view canvas")).length === 1, { message: "the 1,000-agent crew's picture (FarView)", timeout: 120_000 });
   await canvasAtRest("with the whole 1,000-agent crew in view");

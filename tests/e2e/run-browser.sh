@@ -56,7 +56,8 @@ node -e '
     process.exit(1);
   })();' "http://127.0.0.1:$port/health" "$pid" || { echo "run-browser.sh: crewgraph serve did not start:" >&2; cat "$out/serve.log" >&2; exit 1; }
 
-# The test files to run: those named on the command line, else all of them.
+# The test files to run: those named on the command line, else all of them (E2E_ONLY:
+# only the tests whose names match this pattern, node's --test-name-pattern).
 names=("$@")
 if ((${#names[@]} == 0)); then
   names=(browser browser-tools browser-import)
@@ -65,4 +66,4 @@ files=()
 for name in "${names[@]}"; do files+=("$root/tests/e2e/$name.test.mjs"); done
 
 E2E_URL="http://127.0.0.1:$port" E2E_TOKEN="$token" E2E_CREWS="$crews" E2E_OUT="$out" CHROMIUM="$chromium" \
-  node --test --test-concurrency=1 "${files[@]}"
+  node --test --test-concurrency=1 ${E2E_ONLY:+--test-name-pattern="$E2E_ONLY"} "${files[@]}"

@@ -5,7 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # (E2E_OUT_DIR: somewhere else, so two people testing at once keep their screenshots.)
 out="${E2E_OUT_DIR:-$root/target/e2e}"
-# (E2E_APP: another build of the app, the release one say, for its figures.)
+# (E2E_APP: another build of the app, the release one say, for its figures.
+# E2E_ONLY: only the tests whose names match this pattern, node's --test-name-pattern.)
 app="${E2E_APP:-$root/target/debug/crewgraph-desktop}"
 driver="${TAURI_DRIVER:-$root/.tools/bin/tauri-driver}"
 [ -x "$app" ] || { echo "run-window.sh: $app is not built" >&2; exit 1; }
@@ -83,7 +84,7 @@ run_tests() {
   # while the app runs as a person would, with `crewgraph agents add`.)
   CREWGRAPH_APP="$app" E2E_OUT="$out" TAURI_DRIVER_URL="http://127.0.0.1:$port" E2E_CREWS="$crews" E2E_BIG_CREW="$big/generated-1000.yaml" \
     E2E_CLI="$root/target/debug/crewgraph" E2E_DB="$db" \
-    node --test --test-concurrency=1 "$@"
+    node --test --test-concurrency=1 ${E2E_ONLY:+--test-name-pattern="$E2E_ONLY"} "$@"
 }
 
 status=0
