@@ -45,12 +45,13 @@ function nextFrame(then: () => void): void {
 const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0));
 
 /** A new watch's batch handler; any older watch's batches are dropped from now on.
- * The window draws a run at its own pace: batches that arrive while it is drawing
- * wait and are folded into one update, and after each update the window rests
- * half as long as that update took, so a fast run never keeps it from answering the
- * person (a bigger update later instead of a backlog of small ones; resting the
- * whole time halved how often a fast run was drawn, with no better typing:
- * BENCHMARKS.md, "The window's footprint"). Each batch's promise
+ * The window draws a run at its own pace (BENCHMARKS.md, "The window's
+ * footprint"): a batch that finds it idle is folded at once and painted in the
+ * next frame (waiting for that frame to fold it cost a frame of every update);
+ * batches that arrive while it is drawing wait and are folded into one update; and
+ * after each update the window rests half as long as the update took, so a fast
+ * run never keeps it from answering the person (resting the whole time halved how
+ * often a fast run was drawn, with no quicker typing). Each batch's promise
  * settles once the update that shows it is painted and the rest is over: the
  * window's transport then lets the next batch come (batches.rs, `Pacing`), so the
  * events of a fast run gather in the shell while the page paints. */
@@ -89,7 +90,7 @@ function feed(): (batch: RunBatch) => Promise<void> {
       if (mine !== generation) return settle();
       shown.push(settle);
       if (waiting.push(batch) > 1 || drawing) return;
-      nextFrame(flush);
+      flush();
     });
 }
 
