@@ -328,7 +328,10 @@ test("what the tutor saw: its instructions with the signal paragraph and what it
   await session.keys("\uE00C");
   await session.waitFor(async () => (await session.find(".seen-dialog")).length === 0, { message: "the view closed" });
 
-  // A tracker line's eye: what the tutor saw before its first question.
+  // A tracker line's eye: what the tutor saw before its first question (the tracker
+  // follows its newest lines: scrolled back to its first, as a person would).
+  await session.execute(`document.querySelector(".run-tracker").scrollTop = 0`);
+  await session.waitFor(() => session.execute(`return document.querySelector(".run-tracker").scrollTop === 0`), { message: "the tracker at its first line" });
   await session.click(".run-handoffs .seen-open-line");
   await session.waitFor(async () => /^Its turn at step 1/.test((await seen())?.sub ?? ""), { message: "the tutor's first turn from the tracker" });
   assert.equal((await seen()).title, "What Tutor saw");
