@@ -18,9 +18,16 @@ export function ApprovalCard({ wait, names, onAnswer, busy }: Props) {
   const id = useId();
   const [reason, setReason] = useState("");
   const first = useRef<HTMLButtonElement>(null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new call moves focus to its card
+  // A new call moves focus to its card once, as soon as its buttons can take it (a
+  // call can arrive while the request that started the run is still answered).
+  const focusedFor = useRef<string | null>(null);
   useEffect(() => {
+    if (busy || focusedFor.current === wait.callId) return;
+    focusedFor.current = wait.callId;
     first.current?.focus();
+  }, [wait.callId, busy]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new call starts with no reason
+  useEffect(() => {
     setReason("");
   }, [wait.callId]);
   const { tool, server } = toolWords(wait.name);

@@ -41,11 +41,19 @@ export function PauseBeforeCard({ pause, names, onGo, busy }: Props) {
   // (Its earlier turn, when it had one: what it was given then.)
   const hadTurn = useRun((s) => (s.view ? latestSeenTurn(pause.agent) !== null : false));
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: each pause moves focus here, with an empty box
+  // Each pause starts with an empty box, and moves focus to it once, as soon as the
+  // box can take it (a pause can arrive while the request that led to it is still
+  // answered).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each pause starts with an empty box
   useEffect(() => {
     setWords("");
-    box.current?.focus();
   }, [pause.seq]);
+  const focusedFor = useRef<number | null>(null);
+  useEffect(() => {
+    if (busy || focusedFor.current === pause.seq) return;
+    focusedFor.current = pause.seq;
+    box.current?.focus();
+  }, [pause.seq, busy]);
 
   const go = (how: GoOn) => {
     if (!busy) onGo(how, words);
