@@ -23,8 +23,8 @@ if [[ "${1:-}" == "--test" ]]; then
   # UI's: Chromium (driven by playwright-core from ui/node_modules).
   packages+=(xvfb xauth webkit2gtk-driver chromium)
   # The key tests (scripts/test-secrets.sh): a private D-Bus session running
-  # gnome-keyring's Secret Service.
-  packages+=(dbus-daemon gnome-keyring)
+  # gnome-keyring's Secret Service (gdbus, from libglib2.0-bin, to wait for it).
+  packages+=(dbus-daemon gnome-keyring libglib2.0-bin)
   # Python tools in their own environments: schemathesis, mcp-server-time.
   packages+=(python3-venv)
   # The work queue across machines (crewgraph-queue): its tests start redis-server

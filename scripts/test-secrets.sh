@@ -14,11 +14,12 @@
 #
 # Never the keyring of the person running it: the tests refuse to run unless this
 # script set CREWGRAPH_TEST_KEYRING. Needs dbus and gnome-keyring
-# (scripts/install-deps.sh --test, run by `make test-deps`).
+# (scripts/install-deps.sh --test, run by `make test-deps`), and gdbus (GLib's, with
+# WebKitGTK's development files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in dbus-run-session gnome-keyring-daemon; do
+for tool in dbus-run-session gnome-keyring-daemon gdbus; do
   command -v "$tool" >/dev/null || {
     echo "error: $tool is missing; 'make test-deps' installs it (Debian: dbus, gnome-keyring)" >&2
     exit 1
@@ -48,6 +49,23 @@ quiet() { grep -v -e "Failed to set fd limit" -e "Activat" -e "control socket" -
 CREWGRAPH_TEST_KEYRING=private "${session[@]}" bash -c '
     set -euo pipefail
     printf %s "throwaway-test-password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+    # The daemon may not own the Secret Service name yet when --unlock returns: a
+    # test asking then would have D-Bus start a second daemon, its keyring locked
+    # (seen once in a fresh clone on a busy machine). Wait (60 s at most) until the
+    # name is owned — asked without starting anything — and the login keyring is
+    # unlocked.
+    ready=
+    for _ in $(seq 600); do
+      if gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+           --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true &&
+         gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets/collection/login \
+           --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked 2>/dev/null | grep -q false; then
+        ready=1
+        break
+      fi
+      sleep 0.1
+    done
+    [ -n "$ready" ] || { echo "error: the private keyring was not unlocked within 60 s" >&2; exit 1; }
     "$@" -- --ignored ::keyring_
   ' keyring "${tests[@]}" 2> >(quiet)
 
