@@ -4,6 +4,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { ToolDecision } from "../../bindings/ToolDecision";
 import type { ApprovalWait } from "../../run/reducer";
+import { useFocusOnce } from "./useFocusOnce";
 
 type Props = {
   wait: ApprovalWait;
@@ -18,14 +19,8 @@ export function ApprovalCard({ wait, names, onAnswer, busy }: Props) {
   const id = useId();
   const [reason, setReason] = useState("");
   const first = useRef<HTMLButtonElement>(null);
-  // A new call moves focus to its card once, as soon as its buttons can take it (a
-  // call can arrive while the request that started the run is still answered).
-  const focusedFor = useRef<string | null>(null);
-  useEffect(() => {
-    if (busy || focusedFor.current === wait.callId) return;
-    focusedFor.current = wait.callId;
-    first.current?.focus();
-  }, [wait.callId, busy]);
+  // A new call moves focus to its card, as soon as its buttons can take it.
+  useFocusOnce(first, wait.callId, !busy);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new call starts with no reason
   useEffect(() => {
     setReason("");

@@ -14,6 +14,7 @@ import { type GoOn, runMessages, shortened } from "../../run/breakpoints";
 import type { Pause } from "../../run/reducer";
 import { useRun } from "../../run/store";
 import { latestSeenTurn, openLatestSeen } from "./seenFromCard";
+import { useFocusOnce } from "./useFocusOnce";
 
 /** How many of the run's latest messages are shown. */
 export const MESSAGES_SHOWN = 3;
@@ -41,19 +42,12 @@ export function PauseBeforeCard({ pause, names, onGo, busy }: Props) {
   // (Its earlier turn, when it had one: what it was given then.)
   const hadTurn = useRun((s) => (s.view ? latestSeenTurn(pause.agent) !== null : false));
 
-  // Each pause starts with an empty box, and moves focus to it once, as soon as the
-  // box can take it (a pause can arrive while the request that led to it is still
-  // answered).
+  // Each pause starts with an empty box, and moves focus to it as soon as it can.
   // biome-ignore lint/correctness/useExhaustiveDependencies: each pause starts with an empty box
   useEffect(() => {
     setWords("");
   }, [pause.seq]);
-  const focusedFor = useRef<number | null>(null);
-  useEffect(() => {
-    if (busy || focusedFor.current === pause.seq) return;
-    focusedFor.current = pause.seq;
-    box.current?.focus();
-  }, [pause.seq, busy]);
+  useFocusOnce(box, pause.seq, !busy);
 
   const go = (how: GoOn) => {
     if (!busy) onGo(how, words);
