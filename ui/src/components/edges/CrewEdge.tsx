@@ -44,8 +44,7 @@ export function CrewEdgeView(props: EdgeProps<CrewEdge>) {
   return (
     <>
       <BaseEdge
-        key={run.count}
-        className={`${run.pulse ? "run-pulse" : ""}${part ? ` fork-${part}` : ""}` || undefined}
+        className={part ? `fork-${part}` : undefined}
         id={id}
         path={path}
         markerEnd={markerEnd}
