@@ -20,7 +20,7 @@ import { handoffReason, moveSource, moveTarget, type Namer, timeOf } from "../..
 import { MissedLine } from "./MissedRoute";
 import { edgeForHandoff } from "./runClasses";
 import { SeenLineButton } from "./SeenButton";
-import { FOLLOW_LINES, useFollowing } from "./useFollowing";
+import { useFollowing } from "./useFollowing";
 import { useNames } from "./useNames";
 
 /** Shows a handoff: its arrow selected on the graph, its turn in the transcript. */
@@ -31,10 +31,6 @@ export function showHandoff(handoff: Handoff): void {
   runStore.getState().highlightTurn(handoff.turn);
 }
 
-/** Lines drawn at first: a long run keeps its newest ones on screen, the rest a
- * click away, so each batch of events redraws a bounded list. */
-export const SHOWN_LINES = 100;
-
 export function Tracker() {
   const handoffs = useRun((s) => s.view?.handoffs);
   const missed = useRun(useShallow((s) => (s.view ? missedTurns(s.view.turns) : [])));
@@ -43,9 +39,9 @@ export function Tracker() {
   const highlight = useRun((s) => s.highlight);
   const names = useNames();
   const [all, setAll] = useState<string | null>(null);
-  const { ref, onScroll, reading } = useFollowing<HTMLElement>(lines, runId);
+  const { ref, onScroll, kept } = useFollowing<HTMLElement>(lines, runId);
   const showAll = all !== null && all === runId;
-  const hidden = !showAll ? Math.max(0, lines.length - (reading ? SHOWN_LINES : FOLLOW_LINES)) : 0;
+  const hidden = !showAll ? Math.max(0, lines.length - kept) : 0;
   return (
     <section className="run-tracker" aria-label="Handoffs" ref={ref} onScroll={onScroll}>
       {lines.length === 0 ? (

@@ -6,9 +6,8 @@ import { examCrew } from "../../editor/fixtures";
 import { type EventBody, events, examRun } from "../../run/fixtures";
 import { runStore } from "../../run/store";
 import { examDocument, open } from "../inspector/testing";
-import { SHOWN_LINES } from "./Tracker";
 import { Transcript } from "./Transcript";
-import { FOLLOW_LINES } from "./useFollowing";
+import { FOLLOW_LINES, SHOWN_LINES } from "./useFollowing";
 
 afterEach(cleanup);
 beforeEach(() => {

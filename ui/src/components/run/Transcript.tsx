@@ -17,8 +17,7 @@ import { type Namer, signalPill } from "../../run/words";
 import { ForkButton } from "./ForkButton";
 import { MissedNote } from "./MissedRoute";
 import { SeenButton } from "./SeenButton";
-import { SHOWN_LINES } from "./Tracker";
-import { FOLLOW_LINES, useFollowing } from "./useFollowing";
+import { SHOWN_LINES, useFollowing } from "./useFollowing";
 import { useNames } from "./useNames";
 
 type Entry =
@@ -42,7 +41,7 @@ export function Transcript() {
   // A run step by step: a turn whose model was asked waits for the person's Next.
   const stepping = useRun((s) => s.pace === "step" && s.replay === null && s.ended === null);
   const names = useNames();
-  const { ref: scroller, onScroll, reading, stopFollowing } = useFollowing<HTMLDivElement>(view, view?.runId);
+  const { ref: scroller, onScroll, kept, stopFollowing } = useFollowing<HTMLDivElement>(view, view?.runId);
 
   useEffect(() => {
     if (highlight === null) return;
@@ -59,7 +58,7 @@ export function Transcript() {
   const entries = useMemo(() => (view ? transcriptEntries(view) : []), [view]);
   const highlighted = highlight === null ? -1 : entries.findIndex((e) => e.kind === "turn" && e.turn.id === highlight);
   const showAll = (all !== null && all === view?.runId) || (highlighted >= 0 && highlighted < entries.length - SHOWN_LINES);
-  const shown = reading || (highlighted >= 0 && highlighted < entries.length - FOLLOW_LINES) ? SHOWN_LINES : FOLLOW_LINES;
+  const shown = highlighted >= 0 && highlighted < entries.length - kept ? SHOWN_LINES : kept;
   const hidden = showAll ? 0 : Math.max(0, entries.length - shown);
 
   return (

@@ -10,14 +10,19 @@ import { type RefObject, useCallback, useLayoutEffect, useRef, useState } from "
 /** Lines kept in the page while the log follows: more than fill the tallest dock. */
 export const FOLLOW_LINES = 24;
 
+/** Lines kept once the person scrolls up to read: a long run keeps its newest ones,
+ * the rest a click away, so each batch of events redraws a bounded list. */
+export const SHOWN_LINES = 100;
+
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const stickiness = 24;
 
 export type Following<T extends HTMLElement> = {
   ref: RefObject<T | null>;
   onScroll: () => void;
-  /** The person scrolled up to read (or was sent further back): show more lines. */
-  reading: boolean;
+  /** The newest lines to keep in the page: FOLLOW_LINES while the log follows,
+   * SHOWN_LINES once the person scrolled up to read (or was sent further back). */
+  kept: number;
   /** Stops following, as when a line further back is brought into view. */
   stopFollowing: () => void;
 };
@@ -67,5 +72,5 @@ export function useFollowing<T extends HTMLElement>(content: unknown, subject: u
     setReading(false);
   }, [subject]);
 
-  return { ref, onScroll, reading, stopFollowing };
+  return { ref, onScroll, kept: reading ? SHOWN_LINES : FOLLOW_LINES, stopFollowing };
 }
