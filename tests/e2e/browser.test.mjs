@@ -344,9 +344,19 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   await page.click('.run-pace-choice[data-pace="instant"]');
   await page.fill(".run-input", "Go as fast as you can");
   await page.evaluate(() => window.crewgraph.paintDelays.start());
+  // (Profiles of the run for BENCHMARKS.md, when asked: E2E_TRACE names a Chromium
+  // timeline trace to write, E2E_PROFILE a JavaScript CPU profile; an unminified
+  // build names the functions: cd ui && npx vite build --minify false.)
+  if (process.env.E2E_TRACE) {
+    const categories = ["devtools.timeline", "disabled-by-default-devtools.timeline"];
+    await page.context().browser().startTracing(page, { path: process.env.E2E_TRACE, categories });
+  }
   const cdp = process.env.E2E_PROFILE ? await page.context().newCDPSession(page) : null;
-  if (process.env.E2E_TRACE) await page.context().browser().startTracing(page, { path: process.env.E2E_TRACE, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"] });
-  if (cdp) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.setSamplingInterval", { interval: 200 }); await cdp.send("Profiler.start"); }
+  if (cdp) {
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdp.send("Profiler.start");
+  }
   const started = Date.now();
   await page.click(RUN);
   await statusIs(/^Running/);
