@@ -18,6 +18,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { chooseSimulate, startChromium, statusIs as statusOf } from "./chromium.mjs";
+import { updateParts } from "./figures.mjs";
 import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
 import { WAIT, waitFor } from "./webdriver.mjs";
 
@@ -370,6 +371,7 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   await page.evaluate(() => (window.__delays = window.crewgraph.paintDelays.stop()));
   await page.waitForFunction((count) => window.__delays.length >= count, events);
   const delays = await page.evaluate(() => window.__delays);
+  const updates = await page.evaluate(() => window.crewgraph.paintDelays.updates());
   assert.ok(events > 5000, `the run made thousands of events (${events})`);
   assert.equal(delays.length, events, "every event reached the screen once");
   const sorted = [...delays].sort((a, b) => a - b);
@@ -378,6 +380,8 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
     measured_at: new Date().toISOString(),
     run: { events, seconds, events_per_second: Math.round(events / seconds) },
     event_to_pixel_ms: { p50: at(0.5), p95: at(0.95), max: sorted.at(-1) },
+    // Where an update's time went (paintDelays.ts), as in the window's speed.json.
+    update_ms: updateParts(updates),
   };
   await writeFile(`${OUT}/speed.json`, `${JSON.stringify(figures, null, 2)}\n`);
   await shot("14-speed-run-finished");

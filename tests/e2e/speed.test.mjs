@@ -22,6 +22,7 @@ import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { after, test } from "node:test";
 import { Session } from "./webdriver.mjs";
 import { chooseSimulate, forgetLayout, openCrew } from "./app.mjs";
+import { summary, updateParts } from "./figures.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -35,12 +36,6 @@ after(async () => {
   await session?.end();
 });
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-function summary(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (v) => Math.round(v * 10) / 10;
-  return { count: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1)) };
-}
 
 /** The processes of the app: itself and everything it started (WebKit's web and
  * network processes), with their resident and proportional set sizes in MiB. */
@@ -151,7 +146,7 @@ test("speed: cold start, idle memory, and a run at about 1,000 events a second",
     input_latency_ms: summary(latency),
     // Where an update's time went (paintDelays.ts, UpdateParts): folding, React's
     // render and commit, waiting for the frame, the frame itself.
-    update_ms: Object.fromEntries(["events", "fold", "render", "wait", "frame"].map((part) => [part, summary(updates.map((u) => u[part]))])),
+    update_ms: updateParts(updates),
   };
   await writeFile(`${OUT}/speed.json`, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(JSON.stringify(figures));
