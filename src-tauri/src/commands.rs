@@ -1,4 +1,4 @@
-//! The Tauri commands: three, whatever the number of operations.
+//! The Tauri commands: four, whatever the number of operations.
 //!
 //! - `call`: any operation of [`crewgraph::api::operations`], by its name, with its
 //!   request as JSON; the answer is the operation's, or its `{code, message}` error.
@@ -6,6 +6,8 @@
 //! - `watch_run`: a run's events (stored, then live) in batches on a channel;
 //! - `batch_shown`: the window's word that it has painted a watch's last batch, so
 //!   the next one (all that arrived meanwhile) may come ([`crewgraph::api::Pacing`]).
+//! - `large_canvas`: the page shows a canvas large enough that zooming it needs the
+//!   compositor, or no longer does ([`crate::painting::Compositing`]).
 //!
 //! All run off the main thread (async), so the window never waits on the disk.
 
@@ -17,6 +19,8 @@ use crewgraph_engine::RunId;
 use crewgraph_store::SqliteStore;
 use tauri::ipc::Channel;
 use tauri::State;
+
+use crate::painting::Compositing;
 
 /// The crews folder: `$CREWGRAPH_CREWS_DIR`, else `./crews`, else the source
 /// tree's `crews/` next to the `target/` folder the binary runs from.
@@ -84,5 +88,16 @@ pub async fn watch_run(
 #[tauri::command]
 pub async fn batch_shown(watches: State<'_, ShownWatches>, channel: u32) -> Result<(), ApiError> {
     watches.shown(channel);
+    Ok(())
+}
+
+/// The page shows a canvas so large that zooming it needs the compositor
+/// (`shown`), or no longer shows one: where compositing is only for large
+/// canvases, the window switches ([`Compositing`]).
+#[tauri::command]
+pub fn large_canvas(window: tauri::WebviewWindow, compositing: State<'_, Compositing>, shown: bool) -> Result<(), ApiError> {
+    let compositing = *compositing.inner();
+    // (A window closing meanwhile has nothing left to paint.)
+    let _ = window.with_webview(move |webview| compositing.apply(&webview, shown));
     Ok(())
 }

@@ -48,7 +48,7 @@ use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     tune_allocator();
-    painting::choose();
+    let compositing = painting::choose();
     if cfg!(target_os = "linux") && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         eprintln!(
             "Crewgraph's window needs a display, and there is none here (DISPLAY is not set).\n\
@@ -66,7 +66,16 @@ fn main() -> ExitCode {
         .plugin(tauri_plugin_dialog::init())
         .manage(api)
         .manage(crewgraph::api::ShownWatches::default())
-        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run, commands::batch_shown])
+        .manage(compositing)
+        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run, commands::batch_shown, commands::large_canvas])
+        .setup(move |app| {
+            // Painted whole from the start, where compositing waits for a large canvas.
+            use tauri::Manager;
+            if let Some(window) = app.get_webview_window("main") {
+                window.with_webview(move |webview| compositing.apply(&webview, false))?;
+            }
+            Ok(())
+        })
         .build(tauri::generate_context!("../tauri.conf.json"));
     match result {
         Ok(app) => {

@@ -1,17 +1,26 @@
 //! How WebKitGTK paints the window on a machine without a graphics card.
 //!
-//! WebKitGTK 2.46 and later paint with Skia on the GPU through OpenGL. Where no
-//! GPU is there to draw (a virtual machine, a remote desktop, a server's Xvfb),
-//! Mesa answers that OpenGL in software (llvmpipe), and every paint then goes
-//! through an emulated GPU: in the window's profile of a fast run (BENCHMARKS.md,
-//! "The window's footprint"), llvmpipe's threads used more of the web process's
-//! time than its page, script and layout together. Skia painting on the CPU
-//! (`WEBKIT_SKIA_ENABLE_CPU_RENDERING`) skips that emulation; the layers are still
-//! composited, so zooming the canvas stays a compositor's job.
+//! WebKitGTK 2.46 and later paint with Skia on the GPU through OpenGL, and
+//! composite the page's layers through OpenGL too. Where no GPU is there to draw
+//! (a virtual machine, a remote desktop, a server's Xvfb), Mesa answers that
+//! OpenGL in software (llvmpipe), and every frame then goes through an emulated
+//! GPU (BENCHMARKS.md, "The window without a GPU"):
+//!
+//! - **Painting.** Skia painting on the CPU (`WEBKIT_SKIA_ENABLE_CPU_RENDERING`)
+//!   skips the emulation for what is painted.
+//! - **Compositing.** Composited through llvmpipe, each frame costs about 17 ms of
+//!   CPU whatever changed (a page changing one number each frame: 4.4 CPU-seconds in
+//!   3.5 s, against 0.9 painted whole), so a fast run's updates waited on the
+//!   compositor, not on the page. Painted whole, the page is quicker and lighter —
+//!   except for zooming a large crew, where each step would repaint every card in
+//!   view, and the compositor, which scales the canvas's layer, is far faster. So
+//!   the window is composited only while the page shows a canvas that large
+//!   ([`Compositing::OnlyForLargeCanvases`]; the page says when, `large_canvas`).
 //!
 //! So, on Linux, when the machine has no render node (`/dev/dri/renderD*`, what
 //! WebKit opens to reach a GPU) or Mesa is told to draw in software, the window
-//! paints on the CPU. A person's own `WEBKIT_SKIA_ENABLE_CPU_RENDERING` (either
+//! paints on the CPU and composites only large canvases. A person's own
+//! `WEBKIT_SKIA_ENABLE_CPU_RENDERING` or `WEBKIT_DISABLE_COMPOSITING_MODE` (either
 //! way) always wins, and a machine with a GPU is left to WebKit.
 
 use std::ffi::OsString;
@@ -20,27 +29,74 @@ use std::path::Path;
 /// WebKitGTK's switch to Skia painting on the CPU.
 const CPU_RENDERING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
 
-/// Chooses CPU painting where OpenGL would be software anyway. Call at the start
-/// of `main`, before any thread is started (it sets an environment variable, which
-/// WebKit's processes read when they start).
-pub fn choose() {
+/// WebKitGTK's switch to turn compositing off for good.
+const NO_COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+
+/// When the window's page is composited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compositing {
+    /// As WebKit decides (a GPU, or the person chose).
+    LeftToWebKit,
+    /// Only while the page shows a large canvas; painted whole otherwise.
+    OnlyForLargeCanvases,
+}
+
+/// Chooses CPU painting, and compositing only for large canvases, where OpenGL
+/// would be software anyway. Call at the start of `main`, before any thread is
+/// started (it sets an environment variable, which WebKit's processes read when
+/// they start).
+pub fn choose() -> Compositing {
     if !cfg!(target_os = "linux") {
-        return;
+        return Compositing::LeftToWebKit;
     }
-    let software_gl = std::env::var_os("LIBGL_ALWAYS_SOFTWARE");
-    if should_paint_on_cpu(std::env::var_os(CPU_RENDERING), software_gl, has_render_node(Path::new("/dev/dri"))) {
+    let software_gl = software_gl(std::env::var_os("LIBGL_ALWAYS_SOFTWARE"), has_render_node(Path::new("/dev/dri")));
+    if software_gl && std::env::var_os(CPU_RENDERING).is_none() {
         std::env::set_var(CPU_RENDERING, "1");
+    }
+    compositing(software_gl, std::env::var_os(NO_COMPOSITING))
+}
+
+/// Whether OpenGL is drawn in software here: Mesa is told so, or there is no GPU
+/// to reach.
+fn software_gl(forced: Option<OsString>, render_node: bool) -> bool {
+    forced.is_some_and(|v| !v.is_empty() && v != "0" && v != "false") || !render_node
+}
+
+/// Compositing only for large canvases where OpenGL is software, unless the person
+/// chose with `WEBKIT_DISABLE_COMPOSITING_MODE` (either way).
+fn compositing(software_gl: bool, chosen: Option<OsString>) -> Compositing {
+    if software_gl && chosen.is_none() {
+        Compositing::OnlyForLargeCanvases
+    } else {
+        Compositing::LeftToWebKit
     }
 }
 
-/// Whether to ask for CPU painting: not when the person chose either way; yes when
-/// Mesa is told to draw in software or there is no GPU to reach.
-fn should_paint_on_cpu(chosen: Option<OsString>, software_gl: Option<OsString>, render_node: bool) -> bool {
-    if chosen.is_some() {
-        return false;
+impl Compositing {
+    /// Whether the page should be composited now, when it shows a large canvas
+    /// (`large_canvas`) or not; None: as WebKit decides.
+    pub fn composited(self, large_canvas: bool) -> Option<bool> {
+        match self {
+            Compositing::LeftToWebKit => None,
+            Compositing::OnlyForLargeCanvases => Some(large_canvas),
+        }
     }
-    let forced_software = software_gl.is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
-    forced_software || !render_node
+
+    /// Sets the window's page to be composited or not (WebKit switches at once,
+    /// the page kept as it is).
+    #[cfg(target_os = "linux")]
+    pub fn apply(self, webview: &tauri::webview::PlatformWebview, large_canvas: bool) {
+        use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
+        let Some(composited) = self.composited(large_canvas) else { return };
+        let Some(settings) = webview.inner().settings() else { return };
+        let policy = if composited { HardwareAccelerationPolicy::Always } else { HardwareAccelerationPolicy::Never };
+        if settings.hardware_acceleration_policy() != policy {
+            settings.set_hardware_acceleration_policy(policy);
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn apply(self, _webview: &tauri::webview::PlatformWebview, _large_canvas: bool) {}
 }
 
 /// Whether `dri` (`/dev/dri`) holds a render node (`renderD128`, …).
@@ -57,27 +113,34 @@ mod tests {
     }
 
     #[test]
-    fn a_machine_without_a_render_node_paints_on_the_cpu() {
-        assert!(should_paint_on_cpu(None, None, false));
+    fn a_machine_without_a_render_node_draws_opengl_in_software() {
+        assert!(software_gl(None, false));
+        assert!(!software_gl(None, true));
     }
 
     #[test]
-    fn a_machine_with_a_gpu_is_left_to_webkit() {
-        assert!(!should_paint_on_cpu(None, None, true));
+    fn mesa_told_to_draw_in_software_counts_even_with_a_render_node() {
+        assert!(software_gl(os("1"), true));
+        assert!(software_gl(os("true"), true));
+        assert!(!software_gl(os("0"), true));
+        assert!(!software_gl(os(""), true));
     }
 
     #[test]
-    fn mesa_told_to_draw_in_software_paints_on_the_cpu_even_with_a_render_node() {
-        assert!(should_paint_on_cpu(None, os("1"), true));
-        assert!(should_paint_on_cpu(None, os("true"), true));
-        assert!(!should_paint_on_cpu(None, os("0"), true));
-        assert!(!should_paint_on_cpu(None, os(""), true));
+    fn software_opengl_composites_only_large_canvases() {
+        let chosen = compositing(true, None);
+        assert_eq!(chosen, Compositing::OnlyForLargeCanvases);
+        assert_eq!(chosen.composited(true), Some(true));
+        assert_eq!(chosen.composited(false), Some(false));
     }
 
     #[test]
-    fn the_person_s_own_choice_wins_either_way() {
-        assert!(!should_paint_on_cpu(os("0"), None, false));
-        assert!(!should_paint_on_cpu(os("1"), os("1"), true));
+    fn a_gpu_or_the_person_s_own_choice_is_left_to_webkit() {
+        assert_eq!(compositing(false, None), Compositing::LeftToWebKit);
+        assert_eq!(compositing(true, os("1")), Compositing::LeftToWebKit);
+        assert_eq!(compositing(true, os("0")), Compositing::LeftToWebKit);
+        assert_eq!(Compositing::LeftToWebKit.composited(true), None);
+        assert_eq!(Compositing::LeftToWebKit.composited(false), None);
     }
 
     #[test]

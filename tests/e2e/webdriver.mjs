@@ -275,11 +275,38 @@ export class Session {
     }
   }
 
+  /** A screenshot of the window, to `path` (PNG). WebKitWebDriver takes it at the
+   * page's next paint after it was asked; a window painted whole (no compositing:
+   * painting.rs) and at rest paints nothing, and the screenshot would wait until
+   * something moved. So while it is taken, the page paints one pixel in its corner
+   * every 50 ms, from transparent to all but transparent (no colour a PNG can tell),
+   * which shows in no screenshot. */
   async screenshot(path) {
-    const png = await this.call("GET", "/screenshot");
-    await writeFile(path, Buffer.from(png, "base64"));
+    await this.execute(NUDGE_PAINTS, [true]);
+    try {
+      const png = await this.call("GET", "/screenshot");
+      await writeFile(path, Buffer.from(png, "base64"));
+    } finally {
+      await this.execute(NUDGE_PAINTS, [false]).catch(() => {});
+    }
   }
 }
+
+/** Starts (`arguments[0]` true) or stops the page painting a pixel every 50 ms
+ * (Session.screenshot). */
+const NUDGE_PAINTS = `
+  clearInterval(window.__e2eNudge);
+  document.getElementById("e2e-paint-nudge")?.remove();
+  if (!arguments[0]) return;
+  const pixel = document.createElement("div");
+  pixel.id = "e2e-paint-nudge";
+  pixel.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647";
+  document.documentElement.append(pixel);
+  let on = false;
+  window.__e2eNudge = setInterval(() => {
+    on = !on;
+    pixel.style.background = on ? "rgba(255, 255, 255, 0.001)" : "transparent";
+  }, 50);`;
 
 /** The modifier keys `clickWith` holds, by WebDriver key code: their `event.key`. */
 const MODIFIERS = { "\uE008": "Shift", "\uE009": "Control", "\uE00A": "Alt", "\uE03D": "Meta" };

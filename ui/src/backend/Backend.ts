@@ -71,6 +71,9 @@ export interface Backend {
   guardClose(isDirty: () => boolean, ask: () => Promise<boolean>): () => void;
   /** Asks a yes/no question in a native dialog. */
   confirm(message: string, title: string, ok: string, cancel: string): Promise<boolean>;
+  /** Tells the window whether the canvas shows a crew so large that zooming it needs
+   * the compositor (useLargeCanvas); a browser paints as it likes. */
+  largeCanvas(shown: boolean): void;
 
   /** Opens a crew for editing: its spec, the engine's verdict, saved positions. */
   editCrew(path: string): Promise<EditableCrew>;

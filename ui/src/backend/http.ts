@@ -92,6 +92,7 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
     },
     guardClose: (isDirty) => page.onLeave(() => !isDirty()),
     confirm: async (message, title, ok, cancel) => page.confirm(`${title}\n\n${message}\n\nOK: ${ok}. Cancel: ${cancel}.`),
+    largeCanvas() {},
     async exportCrew(path, spec) {
       // The browser keeps the file: a download named after the target, nothing written on the server.
       page.download(fileName(path), await call("crew_yaml", { spec }));

@@ -22,7 +22,7 @@ export interface Transport {
 }
 
 /** The methods a transport does not make itself. */
-type DialogMethods = "pickCrew" | "pickCrewAiProject" | "pickSavePath" | "guardClose" | "confirm" | "pickScript" | "exportRun" | "importRecording" | "keepsKeys";
+type DialogMethods = "pickCrew" | "pickCrewAiProject" | "pickSavePath" | "guardClose" | "confirm" | "largeCanvas" | "pickScript" | "exportRun" | "importRecording" | "keepsKeys";
 
 /** Every Backend method that is an operation (or a run's watch), over `transport`. */
 export function operationMethods({ call, watch }: Transport): Omit<Backend, DialogMethods> {

@@ -2,7 +2,7 @@
 // operation goes through the shell's one `call` command (its name and request); a
 // run's events through `watch_run` on a channel, the next batch let come by
 // `batch_shown` once the page has shown the last. What is the window's own — native
-// dialogs, closing the window — is here too.
+// dialogs, closing the window, how it paints (`large_canvas`) — is here too.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { ask, open, save } from "@tauri-apps/plugin-dialog";
@@ -69,6 +69,10 @@ export const tauriBackend: Backend = {
     };
   },
   confirm: (message, title, ok, cancel) => ask(message, { title, kind: "warning", okLabel: ok, cancelLabel: cancel }),
+  largeCanvas(shown) {
+    // (Only how the window paints: nothing to tell the person when it cannot switch.)
+    invoke("large_canvas", { shown }).catch(() => {});
+  },
   async pickScript() {
     const picked = await open({ title: "Choose the agents' replies (a script)", filters: [{ name: "Scripts", extensions: ["yaml", "yml", "json"] }] });
     return typeof picked === "string" ? picked : null;

@@ -75,6 +75,7 @@ import { ChooseDialog } from "./ChooseDialog";
 import { ConnectDialog, type PendingConnection } from "./ConnectDialog";
 import { ContextMenu } from "./ContextMenu";
 import { FarView } from "./FarView";
+import { useLargeCanvas } from "./useLargeCanvas";
 import { HelpOverlay } from "./HelpOverlay";
 import { HistoryPanel } from "./HistoryPanel";
 import { MenuContext, type MenuTarget } from "./menuTarget";
@@ -142,6 +143,7 @@ function Editor({ files }: { files: Files }) {
   const big = (document?.graph.nodes.length ?? 0) > farAbove;
   const far = useStore((s) => big && s.transform[2] < (farBefore.current ? farZoom * 1.15 : farZoom));
   farBefore.current = far;
+  useLargeCanvas(big);
   const canvas = useRef<HTMLDivElement>(null);
   const clipboard = useRef<ClipboardPayload | null>(null);
   const [pending, setPending] = useState<PendingConnection | null>(null);
