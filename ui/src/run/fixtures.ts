@@ -18,6 +18,12 @@ export function events(bodies: EventBody[], runId = "run-1", from = 0): RunEvent
   });
 }
 
+/** `all` as a model's run would space them: one event every `ms` (a second by
+ * default), so its arrows pulse (reducer.ts, PULSE_CALM_MS). */
+export function paced(all: RunEvent[], ms = 1000): RunEvent[] {
+  return all.map((event) => ({ ...event, timestamp: new Date(Date.UTC(2026, 10, 28, 10, 0, 0) + event.seq * ms).toISOString() }));
+}
+
 /** The exam crew's whole run (35 events, seq 0–34). */
 export function examRun(): RunEvent[] {
   return events([

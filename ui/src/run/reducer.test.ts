@@ -2,8 +2,8 @@
 // gaps, catch-up, a pause and its answer, a failure mid-stream, a parallel group.
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../bindings/RunEvent";
-import { examRun, events, failedRun, pausedRun, resumedLeg, scoringRun } from "./fixtures";
-import { applyRunEvent, applyRunEvents, edgeKey, emptyRun, fromEvents, replayFrames, type RunView, toolAtWork } from "./reducer";
+import { examRun, events, failedRun, paced, pausedRun, resumedLeg, scoringRun } from "./fixtures";
+import { applyRunEvent, applyRunEvents, edgeKey, emptyRun, fromEvents, PULSE_CALM_MS, replayFrames, type RunView, toolAtWork } from "./reducer";
 
 const upTo = (all: RunEvent[], seq: number) => all.filter((e) => e.seq <= seq);
 const at = (seq: number) => fromEvents(upTo(examRun(), seq));
@@ -111,7 +111,7 @@ describe("applyRunEvent: each event type", () => {
     });
     expect(view.handoffs[0].signal?.signal).toBe("[QUESTION]");
     expect(view.edges).toEqual({ "teacher→exam_round": 1 });
-    expect(view.pulse).toEqual({ keys: ["teacher→exam_round"], seq: 5 });
+    expect(view.pulse).toEqual({ keys: ["teacher→exam_round"], seq: 5, at: Date.parse("2026-11-28T10:00:00.006Z") });
   });
 
   it("routing_decision is kept with the handoff that follows it (scoring)", () => {
@@ -191,8 +191,31 @@ describe("applyRunEvent: each event type", () => {
     expect(at(16).edges).toEqual({ "teacher→exam_round": 1 });
     const back = at(17);
     expect(back.edges).toEqual({ "teacher→exam_round": 1, "exam_round→teacher": 1 });
-    expect(back.pulse).toEqual({ keys: ["exam_round→teacher"], seq: 17 });
+    expect(fromEvents(paced(upTo(examRun(), 17))).pulse).toMatchObject({ keys: ["exam_round→teacher"], seq: 17 });
     expect(back.turns.at(-1)?.group).toBeNull();
+  });
+
+  it("an arrow taken in a hurry (within PULSE_CALM_MS of the one before) counts but does not pulse; the end always does", () => {
+    const pingPong = (ms: number) =>
+      paced(
+        events([
+          { type: "run_started", crew: "Speed", input: "Go" },
+          { type: "handoff", from: "ping", to: "pong", reason: "no signal", handoff_count: 1 },
+          { type: "handoff", from: "pong", to: "ping", reason: "no signal", handoff_count: 2 },
+          { type: "handoff", from: "ping", to: "pong", reason: "no signal", handoff_count: 3 },
+          { type: "run_finished", status: "completed", final_agent: "pong", handoffs: 3, steps: 3 },
+        ]),
+        ms,
+      );
+    const hurried = pingPong(PULSE_CALM_MS / 10);
+    expect(fromEvents(hurried.slice(0, 2)).pulse?.keys).toEqual(["ping→pong"]); // the first is never in a hurry
+    expect(fromEvents(hurried.slice(0, 3)).pulse?.keys).toEqual([]);
+    expect(fromEvents(hurried.slice(0, 4)).edges).toEqual({ "ping→pong": 2, "pong→ping": 1 });
+    expect(fromEvents(hurried.slice(0, 4)).pulse?.keys).toEqual([]);
+    expect(fromEvents(hurried).pulse?.keys).toEqual(["pong→end"]);
+    const calm = pingPong(PULSE_CALM_MS);
+    expect(fromEvents(calm.slice(0, 3)).pulse?.keys).toEqual(["pong→ping"]);
+    expect(fromEvents(calm.slice(0, 4)).pulse?.keys).toEqual(["ping→pong"]);
   });
 
   it("a member the group left behind (wait_for_all: false) is marked as out of time, not failed", () => {
@@ -234,7 +257,7 @@ describe("applyRunEvent: each event type", () => {
     expect(view.result).toMatchObject({ status: "terminated", finalAgent: "teacher", error: null, handoffs: 2, steps: 7, seq: 34 });
     expect(view.result?.signal?.signal).toBe("[END_EXAM]");
     expect(view.edges).toEqual({ "teacher→exam_round": 2, "exam_round→teacher": 2, "teacher→end": 1 });
-    expect(view.pulse).toEqual({ keys: ["teacher→end"], seq: 34 });
+    expect(view.pulse).toMatchObject({ keys: ["teacher→end"], seq: 34 });
     expect(view.agents).toEqual({ teacher: "done", student: "done", reporter: "done" });
     expect(view.turns.map((t) => `${t.agent}:${t.state}`)).toEqual([
       "teacher:done",

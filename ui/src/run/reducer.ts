@@ -209,8 +209,8 @@ export type RunView = {
   handoffs: Handoff[];
   /** How often each arrow was taken, by `edgeKey(from, to)`. */
   edges: Record<string, number>;
-  /** The arrows taken last (they pulse once). */
-  pulse: { keys: string[]; seq: number } | null;
+  /** The arrows taken last (they pulse once; none when the run hurries, `pulseOf`). */
+  pulse: Pulse | null;
   paused: Pause | null;
   answers: Answer[];
   warnings: Notice[];
@@ -230,6 +230,24 @@ export type RunView = {
   /** The agents the run pauses before (`breakpoints_set`). */
   breakpoints: string[];
 };
+
+/** The arrows taken at event `seq` (at `at`, ms since the epoch, the event's
+ * time), which pulse once: none (`keys` empty) when taken in a hurry (`pulseOf`). */
+export type Pulse = { keys: string[]; seq: number; at: number };
+
+/** An arrow taken this soon (ms, by the events' times) after the one before it does
+ * not pulse: in a fast run the arrows would pulse all the time, each pulse painted
+ * again at every frame (BENCHMARKS.md, "The window without a GPU"), faster than
+ * anyone can follow. Their counts still go up. */
+export const PULSE_CALM_MS = 300;
+
+/** The pulse of arrows `keys` taken at `event`; none when the arrow before was
+ * taken less than PULSE_CALM_MS earlier, unless `always` (the run's end). */
+function pulseOf(s: RunView, keys: string[], event: { seq: number; timestamp: string }, always = false): Pulse {
+  const at = Date.parse(event.timestamp);
+  const hurried = !always && s.pulse !== null && at - s.pulse.at < PULSE_CALM_MS;
+  return { keys: hurried ? [] : keys, seq: event.seq, at };
+}
 
 /** The key of an arrow in `RunView.edges`: ids without their `agent:` / `group:`
  * prefix, and `end`, `wait`, `router` for those nodes. */
@@ -440,7 +458,7 @@ function fold(state: RunView, event: RunEvent): RunView {
         paused: { agent: event.agent, signal: event.signal ?? null, seq: event.seq, timestamp: event.timestamp },
         agents: { ...s.agents, [event.agent]: "waiting" },
         edges: bump(s.edges, [key]),
-        pulse: { keys: [key], seq: event.seq },
+        pulse: pulseOf(s, [key], event),
       };
     }
     case "resumed": {
@@ -475,7 +493,7 @@ function agentStarted(s: RunView, event: EventOf<"agent_started">): RunView {
   if (!inGroup && afterGroup) {
     const key = edgeKey(afterGroup, event.agent);
     edges = bump(edges, [key]);
-    pulse = { keys: [key], seq: event.seq };
+    pulse = pulseOf(s, [key], event);
     handoffs = [...handoffs, moveRecord(s, "then", event, afterGroup, event.agent, "then", null, null, [key])];
     afterGroup = null;
   }
@@ -568,7 +586,7 @@ function handoff(s: RunView, event: EventOf<"handoff">): RunView {
     ...s,
     handoffs: [...s.handoffs, record],
     edges: bump(s.edges, keys),
-    pulse: { keys, seq: event.seq },
+    pulse: pulseOf(s, keys, event),
     decision: null,
   };
 }
@@ -649,7 +667,7 @@ function runFinished(s: RunView, event: EventOf<"run_finished">): RunView {
     turns,
     agents,
     edges: keys.length ? bump(s.edges, keys) : s.edges,
-    pulse: keys.length ? { keys, seq: event.seq } : s.pulse,
+    pulse: keys.length ? pulseOf(s, keys, event, true) : s.pulse,
     decision: null,
     group: null,
     afterGroup: null,

@@ -2,7 +2,7 @@
 // crew's run, the arrows' counts and pulse, and which arrow a tracker line means.
 import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../../bindings/RunStatus";
-import { events, examRun, failedRun, pausedRun, scoringRun } from "../../run/fixtures";
+import { events, examRun, failedRun, paced, pausedRun, scoringRun } from "../../run/fixtures";
 import { fromEvents } from "../../run/reducer";
 import { examDocument, signalEdge } from "../inspector/testing";
 import type { ViewEdge } from "../../bindings/ViewEdge";
@@ -94,7 +94,7 @@ describe("runTone", () => {
 
 describe("edgeRunInfo", () => {
   it("counts the arrows taken by their ends and pulses the last one", () => {
-    const view = at(17);
+    const view = fromEvents(paced(examRun().filter((e) => e.seq <= 17)));
     expect(edgeRunInfo({ source: node.agent("teacher"), target: node.round }, view)).toEqual({ count: 1, pulse: false });
     expect(edgeRunInfo({ source: node.round, target: node.agent("teacher") }, view)).toEqual({ count: 1, pulse: true });
     expect(edgeRunInfo({ source: node.agent("teacher"), target: node.end }, view)).toEqual({ count: 0, pulse: false });
