@@ -95,9 +95,10 @@ pub async fn batch_shown(watches: State<'_, ShownWatches>, channel: u32) -> Resu
 /// (`shown`), or no longer shows one: where compositing is only for large
 /// canvases, the window switches ([`Compositing`]).
 #[tauri::command]
-pub fn large_canvas(window: tauri::WebviewWindow, compositing: State<'_, Compositing>, shown: bool) -> Result<(), ApiError> {
+pub async fn large_canvas(window: tauri::WebviewWindow, compositing: State<'_, Compositing>, shown: bool) -> Result<(), ApiError> {
     let compositing = *compositing.inner();
-    // (A window closing meanwhile has nothing left to paint.)
+    // (WebKit's settings are the main thread's: the switch is sent there. A window
+    // closing meanwhile has nothing left to paint.)
     let _ = window.with_webview(move |webview| compositing.apply(&webview, shown));
     Ok(())
 }
