@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { chooseSimulate, startChromium, statusIs as statusOf } from "./chromium.mjs";
-import { updateParts } from "./figures.mjs";
+import { summary, updateParts } from "./figures.mjs";
 import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
 import { WAIT, waitFor } from "./webdriver.mjs";
 
@@ -374,12 +374,10 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   const updates = await page.evaluate(() => window.crewgraph.paintDelays.updates());
   assert.ok(events > 5000, `the run made thousands of events (${events})`);
   assert.equal(delays.length, events, "every event reached the screen once");
-  const sorted = [...delays].sort((a, b) => a - b);
-  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
   const figures = {
     measured_at: new Date().toISOString(),
     run: { events, seconds, events_per_second: Math.round(events / seconds) },
-    event_to_pixel_ms: { p50: at(0.5), p95: at(0.95), max: sorted.at(-1) },
+    event_to_pixel_ms: summary(delays),
     // Where an update's time went (paintDelays.ts), as in the window's speed.json.
     update_ms: updateParts(updates),
   };

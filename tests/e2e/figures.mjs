@@ -2,7 +2,7 @@
 // and Chromium's (browser.test.mjs), so both report the same shapes in speed.json.
 
 /** The value below which `p` per cent of `sorted` (ascending) lie. */
-export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** How many values, their median, 95th percentile and largest, to a tenth. */
 export function summary(values) {
