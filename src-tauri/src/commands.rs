@@ -3,9 +3,11 @@
 //! - `call`: any operation of [`crewgraph::api::operations`], by its name, with its
 //!   request as JSON; the answer is the operation's, or its `{code, message}` error.
 //!   Operations are declared once in the API; nothing here changes when one is added.
-//! - `watch_run`: a run's events (stored, then live) in batches on a channel;
-//! - `batch_shown`: the window's word that it has painted a watch's last batch, so
-//!   the next one (all that arrived meanwhile) may come ([`crewgraph::api::Pacing`]).
+//! - `watch_run`: starts gathering a run's events (stored, then live); answers the
+//!   watch's id;
+//! - `next_batch`: the watch's next batch, asked for once the window has shown the
+//!   last: all that arrived meanwhile, or the first event to come
+//!   ([`crewgraph::api::PulledWatches`]).
 //! - `large_canvas`: the page shows a canvas large enough that zooming it needs the
 //!   compositor, or no longer does ([`crate::painting::Compositing`]).
 //!
@@ -14,10 +16,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crewgraph::api::{database_path, forward_batches, operations, Api, ApiError, RunBatch, ShownWatches};
+use crewgraph::api::{database_path, operations, Api, ApiError, PulledWatches, RunBatch};
 use crewgraph_engine::RunId;
 use crewgraph_store::SqliteStore;
-use tauri::ipc::Channel;
 use tauri::State;
 
 use crate::painting::Compositing;
@@ -61,34 +62,27 @@ pub async fn call(api: State<'_, Api>, operation: String, request: serde_json::V
     operations::call(&api, &operation, request).await
 }
 
-/// Watches run `run_id` from after event `after` (all of it when None): its events
-/// arrive on `on_batch`, stored ones first, then live ones, in batches; the last
-/// batch says how the watch ended. The first event after a quiet spell comes at
-/// once; the next batch waits for `batch_shown` on the channel's id.
+/// Watches run `run_id` from after event `after` (all of it when None): its events,
+/// stored ones first, then live ones, gather for `next_batch`. Answers the watch's id.
 #[tauri::command]
 pub async fn watch_run(
     api: State<'_, Api>,
-    watches: State<'_, ShownWatches>,
+    watches: State<'_, PulledWatches>,
     run_id: String,
     after: Option<u64>,
-    on_batch: Channel<RunBatch>,
-) -> Result<(), ApiError> {
+) -> Result<u32, ApiError> {
     let watch = api.watch_run(&RunId::from(run_id.as_str()), after).await?;
-    let (channel, watches) = (on_batch.id(), watches.inner().clone());
-    let pacing = watches.pacing(channel);
-    tauri::async_runtime::spawn(async move {
-        forward_batches(watch, pacing, move |batch| on_batch.send(batch).is_ok()).await;
-        watches.forget(channel);
-    });
-    Ok(())
+    let (id, reading) = watches.start(watch);
+    tauri::async_runtime::spawn(reading);
+    Ok(id)
 }
 
-/// The window has painted the last batch of the watch on channel `channel`: its
-/// next batch may come.
+/// The next batch of watch `watch`, asked for once the window has shown the last:
+/// what arrived meanwhile, or the first event to come; the last batch says how the
+/// watch ended.
 #[tauri::command]
-pub async fn batch_shown(watches: State<'_, ShownWatches>, channel: u32) -> Result<(), ApiError> {
-    watches.shown(channel);
-    Ok(())
+pub async fn next_batch(watches: State<'_, PulledWatches>, watch: u32) -> Result<RunBatch, ApiError> {
+    Ok(watches.next(watch).await)
 }
 
 /// The page shows a canvas so large that zooming it needs the compositor

@@ -65,9 +65,9 @@ fn main() -> ExitCode {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(api)
-        .manage(crewgraph::api::ShownWatches::default())
+        .manage(crewgraph::api::PulledWatches::default())
         .manage(compositing)
-        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run, commands::batch_shown, commands::large_canvas])
+        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run, commands::next_batch, commands::large_canvas])
         .setup(move |app| {
             // Painted whole from the start, where compositing waits for a large canvas.
             use tauri::Manager;

@@ -10,23 +10,26 @@ const fake = vi.hoisted(() => ({
   answers: {} as Record<string, unknown>,
   dialogs: [] as Array<[string, unknown]>,
   picked: null as string | null,
-  channels: [] as Array<{ id: number; onmessage: (batch: unknown) => void }>,
-  shown: [] as number[],
+  /** The answers to `next_batch`, one a call, given when the test says. */
+  batches: [] as Array<(batch: unknown) => void>,
+  asked: [] as number[],
+  /** `next_batch` fails (the window closing). */
+  refusing: false,
 }));
 
 vi.mock("@tauri-apps/api/core", () => ({
-  invoke: async (command: string, args: { operation?: string; request?: unknown; onBatch?: never; channel?: number }) => {
-    if (command === "watch_run") return void fake.channels.push(args.onBatch as never);
-    if (command === "batch_shown") return void fake.shown.push(args.channel as number);
+  invoke: async (command: string, args: { operation?: string; request?: unknown; watch?: number }) => {
+    if (command === "watch_run") return 7;
+    if (command === "next_batch") {
+      fake.asked.push(args.watch as number);
+      if (fake.refusing) throw "the window is closing";
+      return new Promise((answer) => fake.batches.push(answer));
+    }
     if (command !== "call" || !args.operation) throw { code: "invalid_input", message: `no command ${command}` };
     fake.invoked.push([args.operation, args.request]);
     const answer = fake.answers[args.operation];
     if (answer instanceof Error) throw { code: "invalid_input", message: answer.message };
     return answer;
-  },
-  Channel: class {
-    id = 7;
-    onmessage: (batch: unknown) => void = () => {};
   },
 }));
 vi.mock("@tauri-apps/api/window", () => ({ getCurrentWindow: () => ({}) }));
@@ -45,7 +48,7 @@ vi.mock("@tauri-apps/plugin-dialog", () => ({
 const { tauriBackend } = await import("./tauri");
 
 beforeEach(() => {
-  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null, channels: [], shown: [] });
+  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null, batches: [], asked: [], refusing: false });
 });
 
 describe("the window's transport", () => {
@@ -147,16 +150,41 @@ describe("the window's transport", () => {
     expect(toBackendError({ code: "conflict", message: "changed on disk" }).code).toBe("conflict");
   });
 
-  it("lets a watch's next batch come only once the page has shown the last (frame-paced batches)", async () => {
+  it("asks for a watch's next batch only once the page has shown the last, and not after its end (paced by painting)", async () => {
     let show = () => {};
-    const onBatch = () => new Promise<void>((settle) => (show = settle));
+    const shown: unknown[] = [];
+    const onBatch = (batch: unknown) =>
+      new Promise<void>((settle) => {
+        show = () => {
+          shown.push(batch);
+          settle();
+        };
+      });
+    const tick = () => new Promise((r) => setTimeout(r, 0));
     await tauriBackend.watchRun("run-1", null, onBatch);
-    const [channel] = fake.channels;
-    channel.onmessage({ events: [], end: null, lost_from: null });
-    await new Promise((r) => setTimeout(r, 0));
-    expect(fake.shown).toEqual([]);
+    await tick();
+    expect(fake.asked).toEqual([7]);
+    const first = { events: [{ seq: 0 }], end: null, lost_from: null };
+    fake.batches[0](first);
+    await tick();
+    expect(fake.asked).toEqual([7]);
     show();
+    await tick();
+    expect(fake.asked).toEqual([7, 7]);
+    fake.batches[1]({ events: [], end: "finished", lost_from: null });
+    await tick();
+    show();
+    await tick();
+    expect(fake.asked).toEqual([7, 7]);
+    expect(shown).toEqual([first, { events: [], end: "finished", lost_from: null }]);
+  });
+
+  it("ends a watch whose shell cannot answer as lagged, so the page watches again", async () => {
+    const batches: unknown[] = [];
+    fake.refusing = true;
+    await tauriBackend.watchRun("run-1", null, (batch) => void batches.push(batch));
     await new Promise((r) => setTimeout(r, 0));
-    expect(fake.shown).toEqual([7]);
+    expect(batches).toEqual([{ events: [], end: "lagged", lost_from: null }]);
+    expect(fake.asked).toEqual([7]);
   });
 });

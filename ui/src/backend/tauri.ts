@@ -1,9 +1,10 @@
 // The Tauri transport: the only file that calls `invoke` (STYLE.md habit 10). Every
 // operation goes through the shell's one `call` command (its name and request); a
-// run's events through `watch_run` on a channel, the next batch let come by
-// `batch_shown` once the page has shown the last. What is the window's own — native
+// run's events through `watch_run`, then `next_batch` asked once the page has shown
+// the last batch (the shell answers with all that arrived meanwhile, or with the
+// first event to come: one round trip a batch). What is the window's own — native
 // dialogs, closing the window, how it paints (`large_canvas`) — is here too.
-import { Channel, invoke } from "@tauri-apps/api/core";
+import { invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { ask, open, save } from "@tauri-apps/plugin-dialog";
 import type { RunBatch } from "../bindings/RunBatch";
@@ -22,7 +23,10 @@ const call: Call = (operation, request) => invokeChecked("call", { operation, re
 
 const transport: Transport = {
   call,
-  watch: (runId, after, onBatch) => invokeChecked<void>("watch_run", { runId, after, onBatch: channel(onBatch) }),
+  async watch(runId, after, onBatch) {
+    const watch = await invokeChecked<number>("watch_run", { runId, after });
+    void pull(watch, onBatch);
+  },
 };
 
 export const tauriBackend: Backend = {
@@ -103,15 +107,14 @@ async function pickRecording(): Promise<string | null> {
   return typeof picked === "string" ? picked : null;
 }
 
-/** One Tauri channel per run watch: the run's batches, to `onBatch`. Once the page
- * has shown one (`onBatch`'s promise settled), the shell may send the next: what
- * arrived meanwhile, as one batch. */
-function channel(onBatch: OnBatch): Channel<RunBatch> {
-  const channel = new Channel<RunBatch>();
-  // (Said even when showing failed: the watch must not stall.)
-  const shown = () => invoke("batch_shown", { channel: channel.id }).catch(() => {});
-  channel.onmessage = (batch) => {
-    Promise.resolve(onBatch(batch)).then(shown, shown);
-  };
-  return channel;
+/** Hands `onBatch` the watch's batches to its end, asking for each once the page
+ * has shown the last (`onBatch`'s promise settled, failed or not: the watch must not
+ * stall). A shell that cannot answer ends the watch `lagged`: the page watches again
+ * from the last event it has. */
+async function pull(watch: number, onBatch: OnBatch): Promise<void> {
+  for (;;) {
+    const batch = await invoke<RunBatch>("next_batch", { watch }).catch((): RunBatch => ({ events: [], end: "lagged", lost_from: null }));
+    await Promise.resolve(onBatch(batch)).catch(() => {});
+    if (batch.end !== null) return;
+  }
 }

@@ -52,9 +52,9 @@ const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0)
  * after each update the window rests half as long as the update took, so a fast
  * run never keeps it from answering the person (resting the whole time halved how
  * often a fast run was drawn, with no quicker typing). Each batch's promise
- * settles once the update that shows it is painted and the rest is over: the
- * window's transport then lets the next batch come (batches.rs, `Pacing`), so the
- * events of a fast run gather in the shell while the page paints. */
+ * settles once the update that shows it is painted: the window's transport then
+ * asks for the next batch (pulled.rs), which is on its way while the window
+ * rests, so the events of a fast run gather in the shell while the page paints. */
 function feed(): (batch: RunBatch) => Promise<void> {
   const mine = ++generation;
   let waiting: RunBatch[] = [];
@@ -78,9 +78,10 @@ function feed(): (batch: RunBatch) => Promise<void> {
     if (batch.end === "lagged") void catchUp();
     afterNextFrame(() => {
       const took = performance.now() - began;
+      // Shown: the next batch may set out now, on its way while the window rests.
+      for (const settle of done) settle();
       setTimeout(() => {
         drawing = false;
-        for (const settle of done) settle();
         if (waiting.length > 0) flush();
       }, took / 2);
     });

@@ -1,41 +1,46 @@
-//! A run's events for the window, in batches (`forward_batches`): every event once,
-//! in `seq` order, with the end of the watch on the last batch — for a run watched
-//! from its start, and for a watcher that comes back after some events — paced as
-//! the server paces them (a batch a frame) and as the window does (by its word that
-//! it has shown the last batch).
+//! A run's events in batches: every event once, in `seq` order, with the end of the
+//! watch on the last batch — for a run watched from its start, and for a watcher
+//! that comes back after some events — as the server sends them (`forward_batches`,
+//! a batch a frame) and as the window asks for them (`PulledWatches`).
 
 use std::sync::{Arc, Mutex};
 
-use crewgraph::api::{forward_batches, Api, BatchShown, Pacing, RunBatch, WatchEnd, FRAME, SHOWN_AT_MOST};
+use crewgraph::api::{forward_batches, Api, PulledWatches, RunBatch, WatchEnd, FRAME};
 use crewgraph_store::SqliteStore;
 
 use crate::support::{block_on, repo_root, scripted};
 
-async fn collect_paced(
-    api: &Api,
-    id: &crewgraph_engine::RunId,
-    after: Option<u64>,
-    pacing: Pacing,
-    shown: Option<BatchShown>,
-) -> Vec<RunBatch> {
+/// As the server sends them: a batch a frame at most.
+async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
     let batches = Arc::new(Mutex::new(Vec::new()));
     let sink = batches.clone();
     let watch = api.watch_run(id, after).await.unwrap();
-    forward_batches(watch, pacing, move |batch| {
+    forward_batches(watch, FRAME, move |batch| {
         sink.lock().unwrap().push(batch);
-        // (A window that paints at once says so at once.)
-        if let Some(shown) = &shown {
-            shown.shown();
-        }
         true
     })
     .await;
     Arc::try_unwrap(batches).unwrap().into_inner().unwrap()
 }
 
-/// As the server sends them: a batch a frame at most.
-async fn collect(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
-    collect_paced(api, id, after, Pacing::Every(FRAME), None).await
+/// As the window asks for them: each batch once the last is taken, to the end.
+async fn pull(api: &Api, id: &crewgraph_engine::RunId, after: Option<u64>) -> Vec<RunBatch> {
+    let watches = PulledWatches::default();
+    let (watch, reading) = watches.start(api.watch_run(id, after).await.unwrap());
+    tokio::spawn(reading);
+    let mut batches = Vec::new();
+    loop {
+        let batch = watches.next(watch).await;
+        let end = batch.end.is_some();
+        batches.push(batch);
+        if end {
+            return batches;
+        }
+    }
+}
+
+fn seqs(batches: &[RunBatch]) -> Vec<u64> {
+    batches.iter().flat_map(|b| b.events.iter().map(|e| e.seq)).collect()
 }
 
 #[test]
@@ -51,26 +56,22 @@ fn a_run_arrives_in_batches_holding_every_event_once_in_order() {
         let last = batches.last().expect("a batch");
         assert_eq!(last.end, Some(WatchEnd::Finished));
         assert!(batches[..batches.len() - 1].iter().all(|b| b.end.is_none() && !b.events.is_empty()));
-        let seqs: Vec<u64> = batches.iter().flat_map(|b| b.events.iter().map(|e| e.seq)).collect();
         let stored = api.run_events(&id, None).await.unwrap();
-        assert_eq!(seqs, (0..stored.len() as u64).collect::<Vec<_>>());
-        assert_eq!(batches[0].events.len(), 1, "the first event goes at once, not after a window");
+        assert_eq!(seqs(&batches), (0..stored.len() as u64).collect::<Vec<_>>());
+        assert_eq!(batches[0].events.len(), 1, "the first event goes at once, not after a frame");
         assert!(batches.len() < stored.len(), "events that come while a batch is in flight are gathered, not sent one by one");
 
-        // Paced by the window's word: the same events, once each, in order.
-        let shown = BatchShown::default();
-        let pacing = Pacing::Shown { shown: shown.clone(), at_most: SHOWN_AT_MOST };
-        let by_word = collect_paced(&api, &id, None, pacing, Some(shown)).await;
-        let seqs: Vec<u64> = by_word.iter().flat_map(|b| b.events.iter().map(|e| e.seq)).collect();
-        assert_eq!(seqs, (0..stored.len() as u64).collect::<Vec<_>>());
-        assert_eq!(by_word.last().unwrap().end, Some(WatchEnd::Finished));
-        assert_eq!(by_word[0].events.len(), 1, "the first event goes at once");
+        // Asked for by the window: the same events, once each, in order.
+        let asked = pull(&api, &id, None).await;
+        assert_eq!(seqs(&asked), (0..stored.len() as u64).collect::<Vec<_>>());
+        assert_eq!(asked.last().unwrap().end, Some(WatchEnd::Finished));
+        assert!(asked[..asked.len() - 1].iter().all(|b| b.end.is_none() && !b.events.is_empty()), "no batch is empty but the end");
 
-        // Coming back after event 5: exactly the rest, then the end.
-        let rest = collect(&api, &id, Some(5)).await;
-        let seqs: Vec<u64> = rest.iter().flat_map(|b| b.events.iter().map(|e| e.seq)).collect();
-        assert_eq!(seqs, (6..stored.len() as u64).collect::<Vec<_>>());
-        assert_eq!(rest.last().unwrap().end, Some(WatchEnd::Finished));
+        // Coming back after event 5: exactly the rest, then the end, both ways.
+        for rest in [collect(&api, &id, Some(5)).await, pull(&api, &id, Some(5)).await] {
+            assert_eq!(seqs(&rest), (6..stored.len() as u64).collect::<Vec<_>>());
+            assert_eq!(rest.last().unwrap().end, Some(WatchEnd::Finished));
+        }
     });
 }
 

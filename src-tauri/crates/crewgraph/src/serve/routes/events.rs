@@ -14,7 +14,7 @@
 //!
 //! With `?batches=true` the same events come in batches instead, as the window gets
 //! them ([`forward_batches`]; a batch a frame at most, [`FRAME`], as the server
-//! cannot see its page paint): one message per batch,
+//! cannot see its page paint, where the window asks for each): one message per batch,
 //! `event: batch`, `id: <the last seq in it>` and `data: <the RunBatch as JSON>`. How
 //! the watch ended travels in the last batch's `end` (`finished`, `lagged`, or
 //! `interrupted` with `lost_from`, its `id:` then the last stored event), so that form
@@ -35,7 +35,7 @@ use futures_util::{FutureExt, Stream, StreamExt};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::api::{forward_batches, ApiError, Pacing, RunBatch, RunWatch, WatchEnd, WatchItem, FRAME};
+use crate::api::{forward_batches, ApiError, RunBatch, RunWatch, WatchEnd, WatchItem, FRAME};
 use crate::serve::error::{no_content, HttpError};
 use crate::serve::state::AppState;
 
@@ -127,7 +127,7 @@ fn batch_message(batch: &RunBatch) -> Event {
 /// a poll can make.
 fn batches(watch: RunWatch) -> impl Stream<Item = RunBatch> + Send + 'static {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let forward = forward_batches(watch, Pacing::Every(FRAME), move |batch| tx.send(batch).is_ok());
+    let forward = forward_batches(watch, FRAME, move |batch| tx.send(batch).is_ok());
     let sent = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|batch| (batch, rx)) });
     // The forwarding yields nothing itself; it ends (dropping `tx`) after the last batch.
     futures_util::stream::select(sent.map(Some), forward.into_stream().map(|()| None)).filter_map(std::future::ready)
