@@ -425,7 +425,8 @@ test("a run forked at the student's reply: another reply and Simulate with what 
   const listed = await session.waitFor(async () => {
     const rows = await session.execute(`return [...document.querySelectorAll(".runs-list li")].map((li) => ({ run: li.querySelector("[data-run]")?.dataset.run, fork: li.classList.contains("run-fork"), words: li.querySelector(".sidebar-run-fork")?.textContent ?? null, indent: getComputedStyle(li).marginLeft }))`);
     const at = rows.findIndex((r) => r.run === fork);
-    return at > 0 && rows[at].words ? { rows, at } : null;
+    // (The words say "forked from another run" until the first run's reply is read.)
+    return at > 0 && rows[at].words?.startsWith("forked at") ? { rows, at } : null;
   }, { message: "the fork listed with its words" });
   assert.equal(listed.rows[listed.at - 1].run, first, "right under the first run");
   assert.equal(listed.rows[listed.at].fork, true);
