@@ -13,14 +13,16 @@
 // Settings → Traces is turned on with a collector's address and a header, kept over
 // HTTP, shown again when Settings opens anew (then turned off again).
 // It also measures the UI at about 1,000 events a second (target/e2e-browser/
-// speed.json, for BENCHMARKS.md beside the window's figures from speed.test.mjs).
+// speed.json), Chromium's memory idle on the start view (memory.json) and a
+// 1,000-agent crew's frame rates (canvas-fps.json), for BENCHMARKS.md beside the
+// window's figures from speed.test.mjs and editor.test.mjs.
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { chooseSimulate, startChromium, statusIs as statusOf } from "./chromium.mjs";
-import { summary, updateParts } from "./figures.mjs";
-import { asExpression, RECORD_ACTIVE } from "./in-page.mjs";
-import { WAIT, waitFor } from "./webdriver.mjs";
+import { canvasFigure, processMemory, summary, updateParts } from "./figures.mjs";
+import { asExpression, CANVAS_STATE, MEASURE_CANVAS, RECORD_ACTIVE, ZOOM_TO_CARDS } from "./in-page.mjs";
+import { WAIT, waitFor, waitForStable } from "./webdriver.mjs";
 
 const URL_ = process.env.E2E_URL;
 const TOKEN = process.env.E2E_TOKEN;
@@ -81,6 +83,18 @@ test("the start view lists the example crews, with the token taken from the addr
   await page.waitForFunction(() => document.querySelectorAll("svg.thumbnail rect.thumb-node").length >= 10);
   assert.deepEqual(dialogs, [], "nothing asked for the token");
   await shot("01-start");
+});
+
+// The measurement's idle periods (not waits for anything), as the window's speed test
+// has them: 3 s after the start view, and 20 s, once what its pictures needed is let
+// go (ELK's worker) and the script engine has collected.
+test("memory: Chromium idle on the start view (figures in memory.json)", async () => {
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = await processMemory(process.pid, { withRoot: false });
+  await new Promise((r) => setTimeout(r, 17_000));
+  const settled = await processMemory(process.pid, { withRoot: false });
+  assert.ok(settled.processes.some((p) => p.process.startsWith("chrom")), `Chromium's processes were measured: ${JSON.stringify(settled.processes)}`);
+  await writeFile(`${OUT}/memory.json`, `${JSON.stringify({ measured_at: new Date().toISOString(), idle_memory: idle, idle_memory_20s: settled }, null, 2)}\n`);
 });
 
 test("a page opened without the token asks for it once, then shows the crews", async () => {
@@ -344,6 +358,19 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   // (At once: the figures are of the page keeping up with a fast run.)
   await page.click('.run-pace-choice[data-pace="instant"]');
   await page.fill(".run-input", "Go as fast as you can");
+  // Input latency, measured in the page as in the window's speed test: each key
+  // event to just after the frame that shows it.
+  await page.evaluate(() => {
+    window.__inputLatency = [];
+    document.addEventListener(
+      "keydown",
+      (event) => {
+        const at = event.timeStamp;
+        requestAnimationFrame(() => setTimeout(() => window.__inputLatency.push(performance.now() - at), 0));
+      },
+      true,
+    );
+  });
   await page.evaluate(() => window.crewgraph.paintDelays.start());
   // (Profiles of the run for BENCHMARKS.md, when asked: E2E_TRACE names a Chromium
   // timeline trace to write, E2E_PROFILE a JavaScript CPU profile; an unminified
@@ -361,8 +388,18 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   const started = Date.now();
   await page.click(RUN);
   await statusIs(/^Running/);
+  // Typing into the crew's name while the run streams (a key every 50 ms or so: the
+  // pace of the typing measured, not a wait).
+  const name = page.locator('.ins-panel[aria-label="Crew"] input').first();
+  const named = await name.inputValue();
+  for (let typed = 0; /^Running/.test(await status()) && typed < 400; typed++) {
+    await name.press("x");
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await page.waitForFunction(() => !/^Running/.test(document.querySelector(".run-status")?.textContent ?? ""), null, { timeout: 5 * WAIT });
   const seconds = (Date.now() - started) / 1000;
+  // (The crew's name as it was: the crew unedited again, for the tests after this.)
+  await name.fill(named);
   if (process.env.E2E_TRACE) await page.context().browser().stopTracing();
   if (cdp) await writeFile(process.env.E2E_PROFILE, JSON.stringify((await cdp.send("Profiler.stop")).profile));
   // The run's last batches are folded (the status shows its end); each one's delay is
@@ -374,15 +411,43 @@ test("speed: a run at about 1,000 events a second, event to pixel (figures in sp
   const updates = await page.evaluate(() => window.crewgraph.paintDelays.updates());
   assert.ok(events > 5000, `the run made thousands of events (${events})`);
   assert.equal(delays.length, events, "every event reached the screen once");
+  const latency = await page.evaluate(() => window.__inputLatency);
+  assert.ok(latency.length > 0, `keys were typed during the run (${latency.length})`);
   const figures = {
     measured_at: new Date().toISOString(),
     run: { events, seconds, events_per_second: Math.round(events / seconds) },
     event_to_pixel_ms: summary(delays),
+    input_latency_ms: summary(latency),
     // Where an update's time went (paintDelays.ts), as in the window's speed.json.
     update_ms: updateParts(updates),
   };
   await writeFile(`${OUT}/speed.json`, `${JSON.stringify(figures, null, 2)}\n`);
   await shot("14-speed-run-finished");
+});
+
+/** Waits until the canvas is at rest (in-page.mjs, CANVAS_STATE). */
+const canvasAtRest = (why) => waitForStable(() => page.evaluate(asExpression(CANVAS_STATE)), { message: `the canvas to come to rest ${why}` });
+
+test("a 1,000-agent crew pans and zooms (figures in canvas-fps.json, as the window's editor test)", async () => {
+  await page.evaluate(() => window.crewgraph.openCrew("big/generated-1000.yaml"));
+  await page.locator(".far-view canvas").waitFor({ timeout: 2 * WAIT });
+  await canvasAtRest("with the whole 1,000-agent crew in view");
+  const measure = (zoomed) => page.evaluate(`new Promise((done) => { const zoomed = ${zoomed};${MEASURE_CANVAS}\n})`);
+  const wholePan = await measure(false);
+  const wholeZoom = await measure(true);
+  // Zoomed in to where cards are readable, from the whole crew fitted again.
+  await page.keyboard.press("Escape");
+  await page.click('.toolbar button[title^="Fit the whole crew"]');
+  await canvasAtRest("after fitting the crew in view");
+  await page.evaluate(asExpression(ZOOM_TO_CARDS));
+  await page.waitForFunction(() => document.querySelectorAll(".react-flow__node-agent .agent-name").length >= 4, null, { timeout: 2 * WAIT });
+  await canvasAtRest("zoomed in on the 1,000-agent crew");
+  const closePan = await measure(false);
+  const closeZoom = await measure(true);
+  await shot("15-1000-agents-near");
+  const figures = { wholeCrewPan: canvasFigure(wholePan), wholeCrewZoom: canvasFigure(wholeZoom), cardsReadablePan: canvasFigure(closePan), cardsReadableZoom: canvasFigure(closeZoom) };
+  await writeFile(`${OUT}/canvas-fps.json`, `${JSON.stringify(figures, null, 2)}\n`);
+  for (const [what, m] of Object.entries({ wholePan, wholeZoom, closePan, closeZoom })) assert.ok(m.frames > 1, `frames were measured (${what}: ${m.frames})`);
 });
 
 test("an agent added over HTTP while its crew is open appears on the graph at once, marked, and goes when removed", async () => {

@@ -10,7 +10,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { Session } from "./webdriver.mjs";
 import { openCrew } from "./app.mjs";
-import { CANVAS_STATE } from "./in-page.mjs";
+import { canvasFigure } from "./figures.mjs";
+import { CANVAS_STATE, MEASURE_CANVAS, ZOOM_TO_CARDS } from "./in-page.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -269,67 +270,26 @@ test("a 1,000-agent crew pans and zooms smoothly", async () => {
   // Zoomed out to show all of it, the crew is painted as one picture (FarView).
   await session.waitFor(async () => (await session.find(".far-view canvas")).length === 1, { message: "the 1,000-agent crew's picture (FarView)", timeout: 120_000 });
   await canvasAtRest("with the whole 1,000-agent crew in view");
-  const measure = (label, zoomed) =>
-    session.call("POST", "/execute/async", {
-      script: `
-        const [zoomed, done] = arguments;
-        const pane = document.querySelector('.react-flow__pane');
-        const box = pane.getBoundingClientRect();
-        const at = { clientX: box.left + box.width / 2, clientY: box.top + box.height / 2 };
-        const frames = [];
-        let last = performance.now();
-        let step = 0;
-        const started = performance.now();
-        const tick = (now) => {
-          frames.push(now - last);
-          last = now;
-          step += 1;
-          // Zooming (a wheel notch a frame, in and out) or panning (a drag of the pane).
-          if (zoomed) {
-            pane.dispatchEvent(new WheelEvent('wheel', { ...at, deltaY: step % 40 < 20 ? -40 : 40, bubbles: true, cancelable: true }));
-          } else {
-            const dx = step % 60 < 30 ? 8 : -8;
-            pane.dispatchEvent(new MouseEvent('mousedown', { ...at, button: 0, bubbles: true }));
-            window.dispatchEvent(new MouseEvent('mousemove', { clientX: at.clientX + dx, clientY: at.clientY, buttons: 1, bubbles: true }));
-            window.dispatchEvent(new MouseEvent('mouseup', { clientX: at.clientX + dx, clientY: at.clientY, bubbles: true }));
-          }
-          // About 180 frames or 8 s, whichever comes first — but at least 30 frames
-          // (within a minute), so a slow machine gives slow figures, not none.
-          const elapsed = now - started;
-          if ((step < 180 && elapsed < 8000) || (step < 30 && elapsed < 60000)) requestAnimationFrame(tick);
-          else {
-            const sorted = frames.slice(1).sort((a, b) => a - b);
-            done({ median: sorted[Math.floor(sorted.length / 2)], p95: sorted[Math.floor(sorted.length * 0.95)], frames: sorted.length });
-          }
-        };
-        requestAnimationFrame(tick);`,
-      args: [zoomed],
-    });
-  const wholePan = await measure("the whole crew, panning", false);
-  const wholeZoom = await measure("the whole crew, zooming", true);
+  const measure = (zoomed) => session.call("POST", "/execute/async", { script: `const [zoomed, done] = arguments;${MEASURE_CANVAS}`, args: [zoomed] });
+  const wholePan = await measure(false);
+  const wholeZoom = await measure(true);
   await session.screenshot(`${OUT}/14-editor-1000-agents.png`);
   // Zoomed in to where cards are readable (React Flow draws the cards in view): from
   // the whole crew fitted again (the measurements above pan and zoom by as much as
   // the frames they got, so they leave the view somewhere else on a slower machine),
   // towards the middle of the pane, where the fitted crew is.
   await fitAll();
-  await session.execute(`
-    const pane = document.querySelector('.react-flow__pane');
-    const box = pane.getBoundingClientRect();
-    const zoom = () => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a;
-    for (let i = 0; i < 80 && zoom() < 0.9; i++)
-      pane.dispatchEvent(new WheelEvent('wheel', { clientX: box.left + box.width / 2, clientY: box.top + box.height / 2, deltaY: -300, bubbles: true, cancelable: true }));`);
+  await session.execute(ZOOM_TO_CARDS);
   await session.visible(".react-flow__node-agent .agent-name", { count: 4, timeout: 120_000 });
   await canvasAtRest("zoomed in on the 1,000-agent crew");
-  const closePan = await measure("cards readable, panning", false);
-  const closeZoom = await measure("cards readable, zooming", true);
+  const closePan = await measure(false);
+  const closeZoom = await measure(true);
   await session.screenshot(`${OUT}/15-editor-1000-agents-near.png`);
-  const figure = (m) => ({ medianFps: Math.round(1000 / m.median), p95FrameMs: Math.round(m.p95), frames: m.frames });
   const figures = {
-    wholeCrewPan: figure(wholePan),
-    wholeCrewZoom: figure(wholeZoom),
-    cardsReadablePan: figure(closePan),
-    cardsReadableZoom: figure(closeZoom),
+    wholeCrewPan: canvasFigure(wholePan),
+    wholeCrewZoom: canvasFigure(wholeZoom),
+    cardsReadablePan: canvasFigure(closePan),
+    cardsReadableZoom: canvasFigure(closeZoom),
   };
   await writeFile(`${OUT}/canvas-fps.json`, JSON.stringify(figures, null, 2));
   console.log(`canvas with 1,000 agents and 3,000 edges: ${JSON.stringify(figures)}`);

@@ -29,6 +29,10 @@ cp "$root/tests/e2e/fixtures/interview-script.yaml" "$crews/scripts/interview.ya
 # The speed figures' crew and its script (about 1,000 events a second), as in run-window.sh.
 cp "$root/tests/e2e/fixtures/speed.yaml" "$crews/"
 node "$root/tests/e2e/generate-speed-script.mjs" 600 2 >"$crews/scripts/speed.yaml"
+# A generated crew of 1,000 agents and 3,000 edges for the canvas's frame rates, in
+# a folder of its own (the start view lists only the crews folder's own files).
+mkdir "$crews/big"
+node "$root/tests/e2e/generate-crew.mjs" 1000 >"$crews/big/generated-1000.yaml"
 
 pid=
 cleanup() {

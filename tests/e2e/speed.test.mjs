@@ -18,11 +18,11 @@
 // E2E_SPEED_CSS adds a style sheet before the run, for experiments on what costs
 // what (`.run-transcript{display:none}` leaves the transcript out of every frame).
 import assert from "node:assert/strict";
-import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { after, test } from "node:test";
 import { Session } from "./webdriver.mjs";
 import { chooseSimulate, forgetLayout, openCrew } from "./app.mjs";
-import { summary, updateParts } from "./figures.mjs";
+import { processMemory, processOf, summary, updateParts } from "./figures.mjs";
 
 const DRIVER = process.env.TAURI_DRIVER_URL ?? "http://127.0.0.1:4444";
 const APP = process.env.CREWGRAPH_APP;
@@ -37,37 +37,11 @@ after(async () => {
 });
 
 
-/** The processes of the app: itself and everything it started (WebKit's web and
- * network processes), with their resident and proportional set sizes in MiB. */
+/** The memory of the app and its WebKit processes (figures.mjs). */
 async function appMemory() {
-  const procs = [];
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = await readFile(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const exe = await readlink(`/proc/${name}/exe`).catch(() => "");
-      procs.push({ pid: Number(name), ppid, exe });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const app = procs.find((p) => p.exe === APP);
+  const app = await processOf(APP);
   assert.ok(app, `the app process (${APP}) is running`);
-  const family = new Set([app.pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of procs) if (!family.has(p.pid) && family.has(p.ppid)) family.add(p.pid), (grew = true);
-  }
-  const rows = [];
-  for (const pid of family) {
-    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
-    const kib = (key) => Number(rollup.match(new RegExp(`^${key}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0);
-    const exe = procs.find((p) => p.pid === pid).exe.split("/").at(-1);
-    rows.push({ process: exe, rss_mib: Math.round(kib("Rss") / 102.4) / 10, pss_mib: Math.round(kib("Pss") / 102.4) / 10 });
-  }
-  const total = (key) => Math.round(rows.reduce((sum, r) => sum + r[key], 0) * 10) / 10;
-  return { processes: rows, rss_mib: total("rss_mib"), pss_mib: total("pss_mib") };
+  return processMemory(app);
 }
 
 test("speed: cold start, idle memory, and a run at about 1,000 events a second", async () => {
