@@ -12,9 +12,11 @@
 //!   CPU whatever changed (a page changing one number each frame: 4.4 CPU-seconds in
 //!   3.5 s, against 0.9 painted whole), so a fast run's updates waited on the
 //!   compositor, not on the page. Painted whole, the page is quicker and lighter —
-//!   except for zooming a large crew, where each step would repaint every card in
-//!   view, and the compositor, which scales the canvas's layer, is far faster. So
-//!   the window is composited only while the page shows a canvas that large
+//!   except for zooming among a large crew's cards, where each step would repaint
+//!   every card in view on one thread, and the compositor, which scales the
+//!   canvas's layer and paints its tiles on several, is faster (the whole crew far
+//!   out is one picture, FarView, and quicker painted whole). So the window is
+//!   composited only while the page shows such a canvas
 //!   ([`Compositing::OnlyForLargeCanvases`]; the page says when, `large_canvas`).
 //!
 //! So, on Linux, when the machine has no render node (`/dev/dri/renderD*`, what

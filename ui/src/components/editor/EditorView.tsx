@@ -143,7 +143,7 @@ function Editor({ files }: { files: Files }) {
   const big = (document?.graph.nodes.length ?? 0) > farAbove;
   const far = useStore((s) => big && s.transform[2] < (farBefore.current ? farZoom * 1.15 : farZoom));
   farBefore.current = far;
-  useLargeCanvas(big);
+  useLargeCanvas(big && !far);
   const canvas = useRef<HTMLDivElement>(null);
   const clipboard = useRef<ClipboardPayload | null>(null);
   const [pending, setPending] = useState<PendingConnection | null>(null);

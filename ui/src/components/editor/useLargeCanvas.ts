@@ -1,8 +1,9 @@
-// While the canvas shows a crew large enough to be painted far out (FarView), the
-// window is told, so that where it paints without a GPU it composites the page for
-// as long (painting.rs in the shell, BENCHMARKS.md "The window without a GPU"):
-// zooming such a crew is a compositor's job, while everything else is quicker
-// painted whole. A browser paints as it likes; there it does nothing.
+// While the canvas shows the cards of a crew large enough to be painted far out
+// (FarView), the window is told, so that where it paints without a GPU it
+// composites the page for as long (painting.rs in the shell, BENCHMARKS.md "The
+// window without a GPU"): zooming among so many cards is a compositor's job, while
+// everything else — that crew zoomed far out too, one picture — is quicker painted
+// whole. A browser paints as it likes; there it does nothing.
 import { useEffect } from "react";
 import { backend } from "../../backend";
 
