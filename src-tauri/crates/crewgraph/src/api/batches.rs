@@ -115,7 +115,7 @@ pub async fn forward_batches(mut watch: RunWatch, spacing: Duration, mut send: i
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Arc;
 
     use crewgraph_engine::run::{EventKind, RunEvent, Timestamp};
@@ -125,12 +125,14 @@ mod tests {
     use super::*;
     use crate::api::hub::LiveItem;
 
-    fn event(seq: u64) -> LiveItem {
+    /// A live event numbered `seq` (pulled.rs's tests too).
+    pub(crate) fn event(seq: u64) -> LiveItem {
         let kind = EventKind::Warning { message: format!("event {seq}") };
         LiveItem::Event(Arc::new(RunEvent { kind, run_id: RunId::from("run-1"), seq, timestamp: Timestamp(0) }))
     }
 
-    fn seqs(batch: &RunBatch) -> Vec<u64> {
+    /// The `seq`s a batch holds, in its order.
+    pub(crate) fn seqs(batch: &RunBatch) -> Vec<u64> {
         batch.events.iter().map(|e| e.seq).collect()
     }
 

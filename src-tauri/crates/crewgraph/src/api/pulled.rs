@@ -134,7 +134,7 @@ async fn read(mut watch: RunWatch, pulled: Arc<Pulled>) {
     loop {
         let item = watch.next().await;
         let mut gathered = pulled.lock();
-        let end = match item {
+        let (end, lost_from) = match item {
             Some(WatchItem::Event(event)) if gathered.events.len() < GATHERED_AT_MOST => {
                 gathered.events.push((*event).clone());
                 drop(gathered);
@@ -150,7 +150,7 @@ async fn read(mut watch: RunWatch, pulled: Arc<Pulled>) {
             Some(WatchItem::Lagged) => (WatchEnd::Lagged, None),
             None => (WatchEnd::Finished, None),
         };
-        gathered.end = Some((end.0, end.1, Instant::now()));
+        gathered.end = Some((end, lost_from, Instant::now()));
         drop(gathered);
         pulled.arrived.notify_one();
         return;
@@ -159,23 +159,11 @@ async fn read(mut watch: RunWatch, pulled: Arc<Pulled>) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use crewgraph_engine::run::{EventKind, RunEvent, Timestamp};
-    use crewgraph_engine::RunId;
     use tokio::sync::broadcast;
 
     use super::*;
+    use crate::api::batches::tests::{event, seqs};
     use crate::api::hub::LiveItem;
-
-    fn event(seq: u64) -> LiveItem {
-        let kind = EventKind::Warning { message: format!("event {seq}") };
-        LiveItem::Event(Arc::new(RunEvent { kind, run_id: RunId::from("run-1"), seq, timestamp: Timestamp(0) }))
-    }
-
-    fn seqs(batch: &RunBatch) -> Vec<u64> {
-        batch.events.iter().map(|e| e.seq).collect()
-    }
 
     /// A watch of a live run fed by the returned sender, started on `watches`.
     fn started(watches: &PulledWatches) -> (broadcast::Sender<LiveItem>, u32) {
