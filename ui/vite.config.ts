@@ -6,5 +6,6 @@ export default defineConfig({
   plugins: [react()],
   base: "./",
   build: { outDir: "dist", emptyOutDir: true, chunkSizeWarningLimit: 2048 },
-  test: { environment: "node", include: ["src/**/*.test.ts", "src/**/*.test.tsx"] },
+  // (A test's own time and its waits' (testSetup.ts) as generous as a busy machine needs.)
+  test: { environment: "node", include: ["src/**/*.test.ts", "src/**/*.test.tsx"], setupFiles: ["src/testSetup.ts"], testTimeout: 60_000 },
 });
