@@ -22,8 +22,6 @@
 //! # }
 //! ```
 
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Duration;
 
 use crewgraph_engine::run::RunEvent;
@@ -71,14 +69,14 @@ pub enum WatchEnd {
 /// still gathering. Stops early when `send` says the receiver is gone (returns false).
 pub async fn forward_batches(mut watch: RunWatch, spacing: Duration, mut send: impl FnMut(RunBatch) -> bool) {
     let mut events: Vec<RunEvent> = Vec::new();
-    // The batch in flight: over when its spacing is.
-    let mut in_flight: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
+    // The batch in flight: until when its spacing lasts.
+    let mut in_flight: Option<Instant> = None;
     loop {
-        let item = match in_flight.as_mut() {
+        let item = match in_flight {
             // `next` is cancel-safe: the spacing running out loses no event.
-            Some(ready) => tokio::select! {
+            Some(until) => tokio::select! {
                 biased;
-                () = ready => None,
+                () = tokio::time::sleep_until(until) => None,
                 item = watch.next() => Some(item),
             },
             None => Some(watch.next().await),
@@ -90,7 +88,7 @@ pub async fn forward_batches(mut watch: RunWatch, spacing: Duration, mut send: i
                 if !send(RunBatch { events: std::mem::take(&mut events), end: None, lost_from: None }) {
                     return;
                 }
-                in_flight = Some(Box::pin(tokio::time::sleep_until(Instant::now() + spacing)));
+                in_flight = Some(Instant::now() + spacing);
             }
             continue;
         };
@@ -101,7 +99,7 @@ pub async fn forward_batches(mut watch: RunWatch, spacing: Duration, mut send: i
                     if !send(RunBatch { events: std::mem::take(&mut events), end: None, lost_from: None }) {
                         return;
                     }
-                    in_flight = Some(Box::pin(tokio::time::sleep_until(Instant::now() + spacing)));
+                    in_flight = Some(Instant::now() + spacing);
                 }
                 continue;
             }
