@@ -7,8 +7,8 @@
 // the graph and brings the turn whose reply led to it into view in the transcript;
 // its eye opens what that turn's agent saw (SeenButton → SeenView).
 // It follows its newest lines unless the person scrolled up to read (useFollowing);
-// a long run shows its newest lines (FOLLOW_LINES while it follows them,
-// SHOWN_LINES once the person scrolls up), the earlier ones behind a button.
+// a long run shows its newest lines (as many as its box holds while it follows
+// them, SHOWN_LINES once the person scrolls up), the earlier ones behind a button.
 import { memo, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { editorStore } from "../../editor/store";
@@ -31,6 +31,10 @@ export function showHandoff(handoff: Handoff): void {
   runStore.getState().highlightTurn(handoff.turn);
 }
 
+/** The tracker's smallest line with the gap after it (run.css): a handoff's two
+ * lines of 12.5 px text, 45 px; kept lower for a line drawn smaller. */
+const LEAST_LINE_PX = 32;
+
 export function Tracker() {
   const handoffs = useRun((s) => s.view?.handoffs);
   const missed = useRun(useShallow((s) => (s.view ? missedTurns(s.view.turns) : [])));
@@ -39,7 +43,7 @@ export function Tracker() {
   const highlight = useRun((s) => s.highlight);
   const names = useNames();
   const [all, setAll] = useState<string | null>(null);
-  const { ref, onScroll, kept } = useFollowing<HTMLElement>(lines, runId);
+  const { ref, onScroll, kept } = useFollowing<HTMLElement>(lines, runId, LEAST_LINE_PX);
   const showAll = all !== null && all === runId;
   const hidden = !showAll ? Math.max(0, lines.length - kept) : 0;
   return (

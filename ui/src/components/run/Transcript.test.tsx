@@ -1,15 +1,18 @@
 // @vitest-environment jsdom
 // The transcript follows the newest words, unless the person scrolled up to read.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { examCrew } from "../../editor/fixtures";
 import { type EventBody, events, examRun } from "../../run/fixtures";
 import { runStore } from "../../run/store";
 import { examDocument, open } from "../inspector/testing";
 import { Transcript } from "./Transcript";
-import { FOLLOW_LINES, SHOWN_LINES } from "./useFollowing";
+import { FOLLOW_LINES, followedLines, SHOWN_LINES } from "./useFollowing";
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 beforeEach(() => {
   open(examCrew(), examDocument());
   runStore.getState().reset();
@@ -79,6 +82,45 @@ describe("Transcript scrolling", () => {
     log.scrollTop = log.scrollHeight - log.clientHeight;
     fireEvent.scroll(log);
     expect(turns()).toHaveLength(FOLLOW_LINES);
+  });
+
+  it("keeps, while it follows, only the turns its box can show, measured again when the box changes size", () => {
+    // jsdom has no ResizeObserver: one that reports the box's height as the page would.
+    const observed: Array<(height: number) => void> = [];
+    vi.stubGlobal(
+      "ResizeObserver",
+      class {
+        constructor(private readonly report: ResizeObserverCallback) {}
+        observe() {
+          observed.push((height) => this.report([{ contentRect: { height } } as ResizeObserverEntry], this as unknown as ResizeObserver));
+        }
+        disconnect() {}
+      },
+    );
+    render(<Transcript />);
+    const log = screen.getByRole("log");
+    sized(log);
+    const bodies: EventBody[] = [{ type: "run_started", crew: "Fractions exam", input: "Begin." }];
+    for (let step = 1; step <= 60; step++) bodies.push({ type: "agent_started", agent: "teacher", step }, { type: "agent_response", agent: "teacher", content: `Turn ${step}` });
+    act(() => runStore.getState().apply({ events: events(bodies), end: null, lost_from: null }));
+    const turns = () => [...log.querySelectorAll("article")].map((a) => a.textContent?.match(/Turn \d+/)?.[0]);
+    expect(turns()).toHaveLength(FOLLOW_LINES); // not measured yet
+
+    act(() => observed[0](200));
+    expect(turns()).toHaveLength(followedLines(200, 36));
+    expect(turns().at(-1)).toBe("Turn 60");
+    expect(log.scrollTop).toBe(log.scrollHeight);
+    // A taller dock shows more.
+    act(() => observed[0](600));
+    expect(turns()).toHaveLength(followedLines(600, 36));
+    expect(log.scrollTop).toBe(log.scrollHeight);
+  });
+
+  it("counts the lines a box holds: every one that fits, one cut by the top edge, the button above; four at least", () => {
+    expect(followedLines(200, 36)).toBe(8);
+    expect(followedLines(180, 36)).toBe(7);
+    expect(followedLines(600, 32)).toBe(21);
+    expect(followedLines(10, 36)).toBe(4);
   });
 
   it("says what to do before anything has run", () => {

@@ -5,8 +5,9 @@
 // person's answers, and warnings; a turn that is over links to what its agent saw
 // (SeenButton → SeenView). Follows the newest words unless the person
 // scrolled up to read (useFollowing); a tracker line clicked brings its turn into
-// view. A long run shows its newest entries (FOLLOW_LINES while it follows them,
-// SHOWN_LINES once the person scrolls up), the earlier ones behind a button.
+// view. A long run shows its newest entries (as many as its box holds while it
+// follows them, SHOWN_LINES once the person scrolls up), the earlier ones behind a
+// button.
 import { memo, useEffect, useMemo, useState } from "react";
 import { avatarColor, avatarLetter, behaviorWords } from "../../graph/style";
 import type { ToolDecision } from "../../bindings/ToolDecision";
@@ -19,6 +20,10 @@ import { MissedNote } from "./MissedRoute";
 import { SeenButton } from "./SeenButton";
 import { SHOWN_LINES, useFollowing } from "./useFollowing";
 import { useNames } from "./useNames";
+
+/** The transcript's smallest entry with the gap after it (run.css): a one-line
+ * warning, 28 px, and the 10 px gap; a turn is 50 at least. */
+const LEAST_ENTRY_PX = 36;
 
 type Entry =
   | { kind: "turn"; seq: number; turn: Turn }
@@ -41,7 +46,7 @@ export function Transcript() {
   // A run step by step: a turn whose model was asked waits for the person's Next.
   const stepping = useRun((s) => s.pace === "step" && s.replay === null && s.ended === null);
   const names = useNames();
-  const { ref: scroller, onScroll, kept, stopFollowing } = useFollowing<HTMLDivElement>(view, view?.runId);
+  const { ref: scroller, onScroll, kept, stopFollowing } = useFollowing<HTMLDivElement>(view, view?.runId, LEAST_ENTRY_PX);
 
   useEffect(() => {
     if (highlight === null) return;
