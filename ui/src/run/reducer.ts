@@ -705,8 +705,11 @@ function updateTurn(s: RunView, event: RunEvent & { agent: string }, change: (tu
   return { ...s, turns: [...s.turns, change(begun)], agents: { ...s.agents, [event.agent]: "active" } };
 }
 
+/** `turns` with `turn` in place of the one of its id. Looked for from the end: the
+ * turn an event changes is nearly always one of the last (a long run has thousands). */
 function replaceTurn(turns: Turn[], turn: Turn): Turn[] {
-  const at = turns.findIndex((t) => t.id === turn.id);
+  let at = turns.length - 1;
+  while (at >= 0 && turns[at].id !== turn.id) at--;
   if (at < 0) return turns;
   const next = turns.slice();
   next[at] = turn;
