@@ -1,4 +1,4 @@
-//! The Tauri commands: four, whatever the number of operations.
+//! The Tauri commands: five, whatever the number of operations.
 //!
 //! - `call`: any operation of [`crewgraph::api::operations`], by its name, with its
 //!   request as JSON; the answer is the operation's, or its `{code, message}` error.
@@ -8,6 +8,8 @@
 //! - `next_batch`: the watch's next batch, asked for once the window has shown the
 //!   last: all that arrived meanwhile, or the first event to come
 //!   ([`crewgraph::api::PulledWatches`]).
+//! - `stop_watch`: the window no longer wants a watch (the person left its run):
+//!   forgotten at once, its reading ended;
 //! - `large_canvas`: the page shows a canvas large enough that zooming it needs the
 //!   compositor, or no longer does ([`crate::painting::Compositing`]).
 //!
@@ -83,6 +85,14 @@ pub async fn watch_run(
 #[tauri::command]
 pub async fn next_batch(watches: State<'_, PulledWatches>, watch: u32) -> Result<RunBatch, ApiError> {
     Ok(watches.next(watch).await)
+}
+
+/// The window no longer wants watch `watch` (the person left its run, or watches it
+/// again): it is forgotten at once, and its reading ends.
+#[tauri::command]
+pub async fn stop_watch(watches: State<'_, PulledWatches>, watch: u32) -> Result<(), ApiError> {
+    watches.stop(watch);
+    Ok(())
 }
 
 /// The page shows a canvas so large that zooming it needs the compositor

@@ -67,7 +67,13 @@ fn main() -> ExitCode {
         .manage(api)
         .manage(crewgraph::api::PulledWatches::default())
         .manage(compositing)
-        .invoke_handler(tauri::generate_handler![commands::call, commands::watch_run, commands::next_batch, commands::large_canvas])
+        .invoke_handler(tauri::generate_handler![
+            commands::call,
+            commands::watch_run,
+            commands::next_batch,
+            commands::stop_watch,
+            commands::large_canvas
+        ])
         .setup(move |app| {
             // Painted whole from the start, where compositing waits for a large canvas.
             use tauri::Manager;

@@ -45,8 +45,10 @@ import type { RevisionView } from "../bindings/RevisionView";
 
 /** Takes a run's batch. The promise it may answer settles once the batch is on
  * screen: the window's transport then lets the next one come (all that arrived
- * meanwhile), so batches come as fast as the page paints them. */
-export type OnBatch = (batch: RunBatch) => void | Promise<void>;
+ * meanwhile), so batches come as fast as the page paints them. It settles with
+ * `false` once the page no longer wants the watch (a newer watch replaced it: the
+ * person left the run): the window's transport then stops it. */
+export type OnBatch = (batch: RunBatch) => void | Promise<void> | Promise<boolean>;
 
 export interface Backend {
   /** The crews of the crews folder, for the start view. */

@@ -15,11 +15,14 @@ const fake = vi.hoisted(() => ({
   asked: [] as number[],
   /** `next_batch` fails (the window closing). */
   refusing: false,
+  /** The watches stopped (`stop_watch`). */
+  stopped: [] as number[],
 }));
 
 vi.mock("@tauri-apps/api/core", () => ({
   invoke: async (command: string, args: { operation?: string; request?: unknown; watch?: number }) => {
     if (command === "watch_run") return 7;
+    if (command === "stop_watch") return void fake.stopped.push(args.watch as number);
     if (command === "next_batch") {
       fake.asked.push(args.watch as number);
       if (fake.refusing) throw "the window is closing";
@@ -48,7 +51,7 @@ vi.mock("@tauri-apps/plugin-dialog", () => ({
 const { tauriBackend } = await import("./tauri");
 
 beforeEach(() => {
-  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null, batches: [], asked: [], refusing: false });
+  Object.assign(fake, { invoked: [], answers: {}, dialogs: [], picked: null, batches: [], asked: [], refusing: false, stopped: [] });
 });
 
 describe("the window's transport", () => {
@@ -177,6 +180,24 @@ describe("the window's transport", () => {
     await tick();
     expect(fake.asked).toEqual([7, 7]);
     expect(shown).toEqual([first, { events: [], end: "finished", lost_from: null }]);
+  });
+
+  it("stops a watch the page no longer wants: nothing more is asked, and the shell is told", async () => {
+    const tick = () => new Promise((r) => setTimeout(r, 0));
+    let wanted = true;
+    await tauriBackend.watchRun("run-1", null, async () => wanted);
+    await tick();
+    fake.batches[0]({ events: [{ seq: 0 }], end: null, lost_from: null });
+    await tick();
+    expect(fake.asked).toEqual([7, 7]);
+    expect(fake.stopped).toEqual([]);
+    // The person left the run: the page drops this watch's batches.
+    wanted = false;
+    fake.batches[1]({ events: [{ seq: 1 }], end: null, lost_from: null });
+    await tick();
+    await tick();
+    expect(fake.asked).toEqual([7, 7]);
+    expect(fake.stopped).toEqual([7]);
   });
 
   it("ends a watch whose shell cannot answer as lagged, so the page watches again", async () => {

@@ -2,7 +2,8 @@
 // operation goes through the shell's one `call` command (its name and request); a
 // run's events through `watch_run`, then `next_batch` asked once the page has shown
 // the last batch (the shell answers with all that arrived meanwhile, or with the
-// first event to come: one round trip a batch). What is the window's own — native
+// first event to come: one round trip a batch), and `stop_watch` once the page no
+// longer wants it. What is the window's own — native
 // dialogs, closing the window, how it paints (`large_canvas`) — is here too.
 import { invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
@@ -110,11 +111,16 @@ async function pickRecording(): Promise<string | null> {
 /** Hands `onBatch` the watch's batches to its end, asking for each once the page
  * has shown the last (`onBatch`'s promise settled, failed or not: the watch must not
  * stall). A shell that cannot answer ends the watch `lagged`: the page watches again
- * from the last event it has. */
+ * from the last event it has. A page that no longer wants the watch (`false`) stops
+ * it: the shell forgets it, and nothing more is asked. */
 async function pull(watch: number, onBatch: OnBatch): Promise<void> {
   for (;;) {
     const batch = await invoke<RunBatch>("next_batch", { watch }).catch((): RunBatch => ({ events: [], end: "lagged", lost_from: null }));
-    await Promise.resolve(onBatch(batch)).catch(() => {});
+    const wanted = await Promise.resolve(onBatch(batch)).catch(() => true);
     if (batch.end !== null) return;
+    if (wanted === false) {
+      await invoke("stop_watch", { watch }).catch(() => {}); // (forgotten a minute after its run ends anyway)
+      return;
+    }
   }
 }

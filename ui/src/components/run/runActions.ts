@@ -54,12 +54,15 @@ const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0)
  * often a fast run was drawn, with no quicker typing). Each batch's promise
  * settles once the update that shows it is painted: the window's transport then
  * asks for the next batch (pulled.rs), which is on its way while the window
- * rests, so the events of a fast run gather in the shell while the page paints. */
-function feed(): (batch: RunBatch) => Promise<void> {
+ * rests, so the events of a fast run gather in the shell while the page paints.
+ * A watch a newer one replaced settles `false`: the transport stops it, rather
+ * than asking for batches nobody shows. */
+function feed(): (batch: RunBatch) => Promise<boolean> {
   const mine = ++generation;
   let waiting: RunBatch[] = [];
-  /** Who waits for the batches in `waiting` to be shown. */
-  let shown: Array<() => void> = [];
+  /** Who waits for the batches in `waiting` to be shown (told whether this watch
+   * is still wanted). */
+  let shown: Array<(wanted: boolean) => void> = [];
   let drawing = false;
   const flush = () => {
     const batches = waiting;
@@ -67,7 +70,7 @@ function feed(): (batch: RunBatch) => Promise<void> {
     waiting = [];
     shown = [];
     if (mine !== generation || batches.length === 0) {
-      for (const settle of done) settle();
+      for (const settle of done) settle(mine === generation);
       return;
     }
     const began = performance.now();
@@ -79,7 +82,7 @@ function feed(): (batch: RunBatch) => Promise<void> {
     afterNextFrame(() => {
       const took = performance.now() - began;
       // Shown: the next batch may set out now, on its way while the window rests.
-      for (const settle of done) settle();
+      for (const settle of done) settle(mine === generation);
       setTimeout(() => {
         drawing = false;
         if (waiting.length > 0) flush();
@@ -88,7 +91,7 @@ function feed(): (batch: RunBatch) => Promise<void> {
   };
   return (batch) =>
     new Promise((settle) => {
-      if (mine !== generation) return settle();
+      if (mine !== generation) return settle(false); // replaced: the transport may stop this watch
       shown.push(settle);
       if (waiting.push(batch) > 1 || drawing) return;
       flush();

@@ -13,7 +13,9 @@
 //! (asked again, it says so, and the window watches again from the last event it
 //! has), and a watch that ended and was not asked for its end within
 //! [`FORGOTTEN_AFTER`] is forgotten when the next watch starts. Asked for a watch
-//! it does not know (forgotten), the answer is that end too.
+//! it does not know (forgotten), the answer is that end too. A window that no longer
+//! wants a watch (the person left its run) says so ([`PulledWatches::stop`]): it is
+//! forgotten at once and its reading ends.
 //!
 //! ```no_run
 //! # async fn example(api: crewgraph::api::Api, run: crewgraph_engine::RunId) -> Result<(), crewgraph::api::ApiError> {
@@ -117,6 +119,17 @@ impl PulledWatches {
         }
     }
 
+    /// Stops watch `id`: the window no longer wants it. Forgotten at once; its
+    /// reading ends at the next item; an ask still waiting on it answers `lagged`.
+    pub fn stop(&self, id: u32) {
+        let Some(pulled) = self.lock().by_id.remove(&id) else { return };
+        let mut gathered = pulled.lock();
+        gathered.events = Vec::new();
+        gathered.end.get_or_insert((WatchEnd::Lagged, None, Instant::now()));
+        drop(gathered);
+        pulled.arrived.notify_one();
+    }
+
     fn lock(&self) -> MutexGuard<'_, Watches> {
         // (A panic elsewhere while holding it leaves a map that is still whole.)
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
@@ -134,6 +147,9 @@ async fn read(mut watch: RunWatch, pulled: Arc<Pulled>) {
     loop {
         let item = watch.next().await;
         let mut gathered = pulled.lock();
+        if gathered.end.is_some() {
+            return; // stopped: nobody asks any more
+        }
         let (end, lost_from) = match item {
             Some(WatchItem::Event(event)) if gathered.events.len() < GATHERED_AT_MOST => {
                 gathered.events.push((*event).clone());
@@ -244,6 +260,31 @@ mod tests {
         }
         let batch = watches.next(id).await;
         assert_eq!((batch.events.len(), batch.end), (0, Some(WatchEnd::Lagged)));
+    }
+
+    // The person left the run: the window stops its watch. Forgotten at once, an
+    // ask still waiting on it answers lagged, and its reading ends although the run
+    // goes on (it gathers nothing more).
+    #[tokio::test]
+    async fn a_stopped_watch_is_forgotten_at_once_and_its_reading_ends() {
+        let watches = PulledWatches::default();
+        let (hub, live) = broadcast::channel(64);
+        let (id, reading) = watches.start(RunWatch::live_only(live));
+        let reading = tokio::spawn(reading);
+        hub.send(event(0)).unwrap();
+        assert_eq!(seqs(&watches.next(id).await), [0]);
+        let waiting = tokio::spawn({
+            let watches = watches.clone();
+            async move { watches.next(id).await }
+        });
+        tokio::task::yield_now().await;
+        watches.stop(id);
+        let after_stop = waiting.await.unwrap();
+        assert_eq!((after_stop.events.len(), after_stop.end), (0, Some(WatchEnd::Lagged)), "the waiting ask is answered");
+        assert!(!watches.lock().by_id.contains_key(&id), "forgotten at once");
+        hub.send(event(1)).unwrap();
+        tokio::time::timeout(Duration::from_secs(60), reading).await.expect("the reading ended with the run still going").unwrap();
+        watches.stop(id); // again, or unknown: nothing
     }
 
     // A window that stopped asking: its ended watches are forgotten when the next
