@@ -67,7 +67,7 @@ export function createHttpBackend(page: BrowserPage, base = ""): Backend {
   const operations = operationMethods({
     call,
     async watch(runId, after, onBatch) {
-      await watchEvents((from) => server.events(runId, from), after, onBatch);
+      await watchEvents((from, signal) => server.events(runId, from, signal), after, onBatch);
     },
   });
 
@@ -159,9 +159,9 @@ class Server {
   }
 
   /** A run's event stream after `after` (null: all of it). */
-  async events(runId: string, after: number | null): Promise<Response> {
+  async events(runId: string, after: number | null, signal?: AbortSignal): Promise<Response> {
     const query = after === null ? "?batches=true" : `?batches=true&after=${after}`;
-    const response = await this.send(`${runUrl(runId)}/events${query}`, { method: "GET", headers: { Accept: "text/event-stream" } });
+    const response = await this.send(`${runUrl(runId)}/events${query}`, { method: "GET", headers: { Accept: "text/event-stream" }, signal });
     if (!response.ok) throw await failure(response);
     return response;
   }

@@ -53,7 +53,7 @@ function opener(...responses: Array<Response | Error>) {
 /** Watches to the end, gathering the batches. */
 async function watch(open: (after: number | null) => Promise<Response>, after: number | null = null) {
   const batches: RunBatch[] = [];
-  const { done } = await watchEvents(open, after, (b) => batches.push(b));
+  const { done } = await watchEvents(open, after, (b) => void batches.push(b));
   await done;
   return batches;
 }
@@ -75,7 +75,7 @@ describe("watchEvents", () => {
     // The server batches as the app does; a second window here would only delay them.
     const stream = serverStream();
     const batches: RunBatch[] = [];
-    const { done } = await watchEvents(async () => stream.response, null, (b) => batches.push(b));
+    const { done } = await watchEvents(async () => stream.response, null, (b) => void batches.push(b));
     stream.send(batch([0, 1, 2]));
     await vi.waitFor(() => expect(batches).toHaveLength(1));
     stream.send(batch([3]));
@@ -85,6 +85,33 @@ describe("watchEvents", () => {
     await done;
     expect(batches.map((b) => b.events.map((e) => e.seq))).toEqual([[0, 1, 2], [3], [4]]);
     expect(ends(batches)).toEqual([null, null, "finished"]);
+  });
+
+  it("closes the stream once the page no longer wants the watch, and hands nothing more on", async () => {
+    const stream = serverStream();
+    const opened: AbortSignal[] = [];
+    // (fetch errors a body whose signal aborts: the stand-in stream does the same.)
+    const open = async (_after: number | null, signal: AbortSignal) => {
+      opened.push(signal);
+      signal.addEventListener("abort", () => stream.break());
+      return stream.response;
+    };
+    const batches: RunBatch[] = [];
+    let wanted = true;
+    const { done } = await watchEvents(open, null, async (b) => {
+      batches.push(b);
+      return wanted;
+    });
+    stream.send(batch([0]));
+    await vi.waitFor(() => expect(batches).toHaveLength(1));
+    expect(opened[0].aborted).toBe(false);
+    // The person left the run: the page drops the next batch and says so.
+    wanted = false;
+    stream.send(batch([1]));
+    await done;
+    expect(opened).toHaveLength(1); // not opened again
+    expect(opened[0].aborted).toBe(true);
+    expect(seqs(batches)).toEqual([0, 1]);
   });
 
   it("starts after the event it is given, and 204 (nothing after it) ends at once", async () => {
@@ -123,7 +150,7 @@ describe("watchEvents", () => {
     first.send(batch([0, 1]));
     const { open, asked } = opener(first.response, answer(`${batch([2])}${finished}`));
     const batches: RunBatch[] = [];
-    const { done } = await watchEvents(open, null, (b) => batches.push(b));
+    const { done } = await watchEvents(open, null, (b) => void batches.push(b));
     await vi.waitFor(() => expect(batches).toHaveLength(1));
     first.break();
     await done;
@@ -146,7 +173,7 @@ describe("watchEvents", () => {
     first.send(batch([0]));
     const { open, asked } = opener(first.response, new BackendError("unavailable", "gone"));
     const batches: RunBatch[] = [];
-    const { done } = await watchEvents(open, null, (b) => batches.push(b));
+    const { done } = await watchEvents(open, null, (b) => void batches.push(b));
     await vi.waitFor(() => expect(batches).toHaveLength(1));
     first.break();
     await done;
@@ -170,7 +197,7 @@ describe("watchEvents", () => {
   it("rejects when the stream cannot be opened (no such run), sending no batch", async () => {
     const batches: RunBatch[] = [];
     const { open } = opener(new BackendError("not_found", "no run 'x'"));
-    await expect(watchEvents(open, null, (b) => batches.push(b))).rejects.toMatchObject({ code: "not_found" });
+    await expect(watchEvents(open, null, (b) => void batches.push(b))).rejects.toMatchObject({ code: "not_found" });
     expect(batches).toEqual([]);
   });
 });

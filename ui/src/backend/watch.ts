@@ -12,16 +12,20 @@
 //   so the window sees nothing of it; only when that fails does the last batch say
 //   "lagged" (or "interrupted", for a broken connection).
 //
-//   const { done } = await watchEvents((after) => fetch(eventsUrl(after)), null, onBatch);
+// A page that no longer wants the watch (`onBatch` answers `false`: the person left
+// the run) ends it: the stream is closed, nothing more is handed on.
+//
+//   const { done } = await watchEvents((after, signal) => fetch(eventsUrl(after), { signal }), null, onBatch);
 import type { RunBatch } from "../bindings/RunBatch";
 import type { RunEvent } from "../bindings/RunEvent";
 import type { WatchEnd } from "../bindings/WatchEnd";
+import type { OnBatch } from "./Backend";
 import { readSse } from "./sse";
 
 /** Opens the run's event stream, in batches, after event `after` (null: from its
- * first event). Rejects (with a BackendError) when the server refuses: no such run,
- * no token. */
-export type OpenEvents = (after: number | null) => Promise<Response>;
+ * first event), closed when `signal` aborts. Rejects (with a BackendError) when the
+ * server refuses: no such run, no token. */
+export type OpenEvents = (after: number | null, signal: AbortSignal) => Promise<Response>;
 
 /** A watch going on in the background; `done` settles after its last batch. */
 export type Watch = { done: Promise<void> };
@@ -35,15 +39,27 @@ type SentBatch = { events: RunEvent[]; end: WatchEnd | null; lost_from: number |
 /** Watches a run from after `after`. Answers once the stream is open (rejecting when
  * it cannot be), then hands `onBatch` every event in the server's batches, the last
  * with `end`. */
-export async function watchEvents(open: OpenEvents, after: number | null, onBatch: (batch: RunBatch) => void): Promise<Watch> {
-  const first = await open(after);
-  return { done: follow(first, open, after, onBatch) };
+export async function watchEvents(open: OpenEvents, after: number | null, onBatch: OnBatch): Promise<Watch> {
+  const stop = new AbortController();
+  const first = await open(after, stop.signal);
+  // (Told after the page drew a batch that it no longer wants the watch: closed.)
+  const handOn = (batch: RunBatch) => {
+    const answer = onBatch(batch);
+    if (answer instanceof Promise) void answer.then((wanted) => wanted === false && stop.abort(), () => {});
+  };
+  return { done: follow(first, (from) => open(from, stop.signal), after, handOn, stop.signal) };
 }
 
 /** How one stream stopped without ending the watch. */
 type Cut = "lagged" | "broken";
 
-async function follow(response: Response, open: OpenEvents, after: number | null, onBatch: (batch: RunBatch) => void): Promise<void> {
+async function follow(
+  response: Response,
+  open: (after: number | null) => Promise<Response>,
+  after: number | null,
+  onBatch: (batch: RunBatch) => void,
+  stopped: AbortSignal,
+): Promise<void> {
   let last = after;
   let reopens = 0;
   const finish = (end: WatchEnd, events: RunEvent[] = [], lostFrom: number | null = null) =>
@@ -79,6 +95,7 @@ async function follow(response: Response, open: OpenEvents, after: number | null
     } catch {
       cut = "broken";
     }
+    if (stopped.aborted) return; // the page no longer wants it
     const end: WatchEnd = cut === "lagged" ? "lagged" : "interrupted";
     if (++reopens > REOPENS) {
       finish(end);
