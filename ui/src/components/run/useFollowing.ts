@@ -3,9 +3,9 @@
 // again once they are back at the bottom. While it follows, only the lines that can
 // show in its box need to be in the page — the rest are above, out of sight — so a
 // fast run lays out and draws a short list each update, not a long one
-// (BENCHMARKS.md, "The window's footprint", "Only what shows"): as many as the box
-// holds at the log's smallest line height, measured from the box whenever it
-// changes size (FOLLOW_LINES until it is measured). Once the person scrolls up, the
+// (BENCHMARKS.md, "The window's footprint", "Only the lines that show"): as many as
+// the box holds at the log's smallest line height, measured from the box whenever
+// it changes size (FOLLOW_LINES until it is measured). Once the person scrolls up, the
 // log shows more, and keeps the lines they were looking at where they were.
 import { type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
