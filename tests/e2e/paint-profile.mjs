@@ -63,11 +63,16 @@ async function connect(url) {
     socket.onopen = resolve;
     socket.onerror = () => reject(new Error(`the inspector at ${url} refused the connection`));
   });
-  await found;
+  // The app gone (or its inspector closed): every question still waiting fails.
+  let closed;
+  const gone = new Promise((_, reject) => (closed = reject));
+  gone.catch(() => {});
+  socket.onclose = () => closed(new Error("the app's inspector closed the connection (did the app quit? its output is in paint-profile-app.log)"));
+  await Promise.race([found, gone]);
   const send = (method, params = {}) => {
     const inner = ++id;
     socket.send(JSON.stringify({ id: ++id, method: "Target.sendMessageToTarget", params: { targetId: target, message: JSON.stringify({ id: inner, method, params }) } }));
-    return new Promise((resolve) => waiting.set(inner, resolve));
+    return Promise.race([new Promise((resolve) => waiting.set(inner, resolve)), gone]);
   };
   /** The value of `expression` in the page (awaited when it is a promise). */
   const evaluate = async (expression) => {
@@ -141,66 +146,74 @@ function report(f) {
   return lines.join("\n");
 }
 
-const page = await connect(await findPage());
-await page.until("Boolean(window.crewgraph?.paintDelays && document.querySelector('.crew-cards li'))", "the start view");
-await page.evaluate(`window.crewgraph.openCrew(${JSON.stringify(`${crews}/speed.yaml`)}).then(() => true)`);
-await page.until("document.querySelectorAll('.react-flow__node-agent .agent-name').length >= 2", "the speed crew's cards");
-await page.evaluate(`document.querySelector('.run-dock-toggle[aria-expanded="false"]')?.click(), true`);
-await page.until(
-  `(() => {
-    const select = document.querySelector('.run-select');
-    const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-    if (!option) return false;
-    Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
-    select.dispatchEvent(new Event('change', { bubbles: true }));
+/** Opens the speed crew, runs it at `pace` while the Timeline records, reports. */
+async function main() {
+  const page = await connect(await findPage());
+  await page.until("Boolean(window.crewgraph?.paintDelays && document.querySelector('.crew-cards li'))", "the start view");
+  await page.evaluate(`window.crewgraph.openCrew(${JSON.stringify(`${crews}/speed.yaml`)}).then(() => true)`);
+  await page.until("document.querySelectorAll('.react-flow__node-agent .agent-name').length >= 2", "the speed crew's cards");
+  await page.evaluate(`document.querySelector('.run-dock-toggle[aria-expanded="false"]')?.click(), true`);
+  await page.until(
+    `(() => {
+      const select = document.querySelector('.run-select');
+      const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
+      if (!option) return false;
+      Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return true;
+    })()`,
+    "Simulate in the model list",
+  );
+  await page.until("[...document.querySelectorAll('.run-script-name')].some((e) => e.textContent.includes('speed.yaml'))", "the speed script");
+  await page.until(
+    `(() => { const el = document.querySelector('.run-pace-choice[data-pace=${JSON.stringify(pace)}]'); el?.click(); return el?.getAttribute('aria-checked') === 'true'; })()`,
+    `the pace ${pace}`,
+  );
+  await page.evaluate(`(() => {
+    const input = document.querySelector('.run-input');
+    Object.getOwnPropertyDescriptor(Object.getPrototypeOf(input), 'value').set.call(input, 'Go as fast as you can');
+    input.dispatchEvent(new Event('input', { bubbles: true }));
     return true;
-  })()`,
-  "Simulate in the model list",
-);
-await page.until("[...document.querySelectorAll('.run-script-name')].some((e) => e.textContent.includes('speed.yaml'))", "the speed script");
-await page.until(
-  `(() => { const el = document.querySelector('.run-pace-choice[data-pace=${JSON.stringify(pace)}]'); el?.click(); return el?.getAttribute('aria-checked') === 'true'; })()`,
-  `the pace ${pace}`,
-);
-await page.evaluate(`(() => {
-  const input = document.querySelector('.run-input');
-  Object.getOwnPropertyDescriptor(Object.getPrototypeOf(input), 'value').set.call(input, 'Go as fast as you can');
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-  return true;
-})()`);
-if (css) await page.evaluate(`(() => { const s = document.createElement('style'); s.textContent = ${JSON.stringify(css)}; document.head.append(s); return true; })()`);
-// The Timeline's clock starts with the Page domain; the domain itself is turned off
-// again at once (enabled, it makes WebKit repaint the whole window at every change).
-const timeline = process.env.PAINT_PROFILE_TIMELINE !== "off";
-if (timeline) {
-  await page.send("Page.enable");
-  await page.send("Page.disable");
-  await page.send("Timeline.setInstruments", { instruments: ["Timeline"] });
-  await page.send("Timeline.start", { maxCallStackDepth: 0 });
+  })()`);
+  if (css) await page.evaluate(`(() => { const s = document.createElement('style'); s.textContent = ${JSON.stringify(css)}; document.head.append(s); return true; })()`);
+  // The Timeline's clock starts with the Page domain; the domain itself is turned off
+  // again at once (enabled, it makes WebKit repaint the whole window at every change).
+  const timeline = process.env.PAINT_PROFILE_TIMELINE !== "off";
+  if (timeline) {
+    await page.send("Page.enable");
+    await page.send("Page.disable");
+    await page.send("Timeline.setInstruments", { instruments: ["Timeline"] });
+    await page.send("Timeline.start", { maxCallStackDepth: 0 });
+  }
+  await page.evaluate("window.crewgraph.paintDelays.start(), true");
+  const started = Date.now();
+  await page.evaluate("document.querySelector('.run-buttons .run-button:nth-child(1)').click(), true");
+  const status = "(document.querySelector('.run-status')?.textContent ?? '')";
+  await page.until(`${status}.startsWith('Running')`, "the run under way", 30_000);
+  if (seconds) await sleep(Number(seconds) * 1000);
+  else await page.until(`!${status}.startsWith('Running')`, "the run's end", 300_000);
+  const recordedMs = Date.now() - started;
+  await sleep(300);
+  if (timeline) await page.send("Timeline.stop");
+  await sleep(300);
+  const updates = await page.evaluate("window.crewgraph.paintDelays.updates()");
+  const delays = await page.evaluate("window.crewgraph.paintDelays.stop()");
+  const figures = {
+    pace,
+    recordedMs,
+    events: await page.evaluate("window.crewgraph.runEvents()"),
+    // From each event's time to just after the frame that showed it, and where each
+    // update of the page went (React, the frame...), as speed.json has them.
+    event_to_pixel_ms: summary(delays),
+    update_ms: updateParts(updates),
+    ...(timeline ? summarize(page.records) : {}),
+  };
+  await writeFile(out, `${JSON.stringify({ ...figures, records: page.records })}\n`);
+  console.log(report(figures));
+  page.close();
 }
-await page.evaluate("window.crewgraph.paintDelays.start(), true");
-const started = Date.now();
-await page.evaluate("document.querySelector('.run-buttons .run-button:nth-child(1)').click(), true");
-const status = "(document.querySelector('.run-status')?.textContent ?? '')";
-await page.until(`${status}.startsWith('Running')`, "the run under way", 30_000);
-if (seconds) await sleep(Number(seconds) * 1000);
-else await page.until(`!${status}.startsWith('Running')`, "the run's end", 300_000);
-const recordedMs = Date.now() - started;
-await sleep(300);
-if (timeline) await page.send("Timeline.stop");
-await sleep(300);
-const updates = await page.evaluate("window.crewgraph.paintDelays.updates()");
-const delays = await page.evaluate("window.crewgraph.paintDelays.stop()");
-const figures = {
-  pace,
-  recordedMs,
-  events: await page.evaluate("window.crewgraph.runEvents()"),
-  // From each event's time to just after the frame that showed it, and where each
-  // update of the page went (React, the frame...), as speed.json has them.
-  event_to_pixel_ms: summary(delays),
-  update_ms: updateParts(updates),
-  ...(timeline ? summarize(page.records) : {}),
-};
-await writeFile(out, `${JSON.stringify({ ...figures, records: page.records })}\n`);
-console.log(report(figures));
-page.close();
+
+main().catch((error) => {
+  console.error(`paint-profile: ${error.message}`);
+  process.exit(1);
+});

@@ -8,7 +8,8 @@
 # APP: a build of the app (target/release/crewgraph-desktop by default); PACE: the
 # Simulate pace (instant by default, or readable: words streaming); SECONDS: record
 # that long instead of until the run ends; CSS: a style sheet added before the run.
-# Prints the figures; the whole recording goes to $E2E_OUT_DIR/paint-profile.json.
+# Prints the figures; the whole recording goes to $E2E_OUT_DIR/paint-profile.json, the
+# app's own output to paint-profile-app.log beside it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 app="${1:-$root/target/release/crewgraph-desktop}"
@@ -16,7 +17,7 @@ pace="${2:-instant}"
 seconds="${3:-}"
 css="${4:-}"
 out="${E2E_OUT_DIR:-$root/target/e2e}"
-[ -x "$app" ] || { echo "paint-profile.sh: $app is not built" >&2; exit 1; }
+[ -f "$app" ] && [ -x "$app" ] || { echo "paint-profile.sh: $app is not built" >&2; exit 1; }
 mkdir -p "$out"
 
 work=$(mktemp -d)
@@ -39,7 +40,16 @@ for _ in $(seq 600); do [ -s "$work/display" ] && break; sleep 0.1; done
 
 port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
 DISPLAY=":$(cat "$work/display")" WEBKIT_INSPECTOR_HTTP_SERVER="127.0.0.1:$port" \
-  CREWGRAPH_CREWS_DIR="$work/crews" CREWGRAPH_DB="$work/crewgraph.db" HOME="$work" "$app" >"$work/app.log" 2>&1 &
-pids+=($!)
-# (--experimental-websocket: Node 20's WebSocket; later versions have it anyway.)
-node --experimental-websocket --no-warnings "$root/tests/e2e/paint-profile.mjs" "127.0.0.1:$port" "$work/crews" "$out/paint-profile.json" "$pace" "$seconds" "$css"
+  CREWGRAPH_CREWS_DIR="$work/crews" CREWGRAPH_DB="$work/crewgraph.db" HOME="$work" "$app" >"$out/paint-profile-app.log" 2>&1 &
+app_pid=$!
+pids+=("$app_pid")
+# Up when its inspector listens; a clear no if the app quits first (at most two minutes).
+for _ in $(seq 1200); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  kill -0 "$app_pid" 2>/dev/null || { echo "paint-profile.sh: the app quit before its inspector listened:" >&2; tail -20 "$out/paint-profile-app.log" >&2; exit 1; }
+  sleep 0.1
+done
+# (Node 20 has WebSocket behind a flag; later versions have it anyway.)
+flags=()
+node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || flags=(--experimental-websocket --no-warnings)
+node "${flags[@]}" "$root/tests/e2e/paint-profile.mjs" "127.0.0.1:$port" "$work/crews" "$out/paint-profile.json" "$pace" "$seconds" "$css"
