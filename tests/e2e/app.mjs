@@ -3,6 +3,7 @@
 // and paces the window remembers (so the next test file starts as a new window). Each waits for the state
 // it leads to, with the suite's bound (see webdriver.mjs).
 import assert from "node:assert/strict";
+import { CHOOSE_SIMULATE } from "./in-page.mjs";
 
 /** Opens a crew through the window's automation hook; waits until it is open (the
  * hook's promise answered) and its header shows. `ready` is the page expression that
@@ -24,17 +25,7 @@ export async function openCrew(session, path, { ready = "window.crewgraph" } = {
  * ("instant", "readable", "step") its replies come at that pace. */
 export async function chooseSimulate(session, script, { pace } = {}) {
   await unfoldRunPanel(session);
-  await session.waitFor(
-    () =>
-      session.execute(`
-        const select = document.querySelector('.run-select');
-        const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-        if (!option) return false;
-        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
-        select.dispatchEvent(new Event('change', { bubbles: true }));
-        return true;`),
-    { message: "the model list to offer Simulate" },
-  );
+  await session.waitFor(() => session.execute(CHOOSE_SIMULATE), { message: "the model list to offer Simulate" });
   await session.waitFor(
     async () => {
       // (Below the model list: scrolled to in the run panel, as a person would.)

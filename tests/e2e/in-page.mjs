@@ -31,6 +31,16 @@ export const CANVAS_STATE = `
   });
   return { transform: viewport.style.transform, nodes };`;
 
+/** Chooses Simulate in the run panel's model list, as a person picking it would (the
+ * change event React listens to); false while the list does not offer it yet. */
+export const CHOOSE_SIMULATE = `
+  const select = document.querySelector('.run-select');
+  const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
+  if (!option) return false;
+  Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
+  select.dispatchEvent(new Event('change', { bubbles: true }));
+  return true;`;
+
 /** A script's statements as one expression, for playwright's `page.evaluate`. */
 export const asExpression = (script) => `(() => {${script}\n})()`;
 

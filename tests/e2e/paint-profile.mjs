@@ -17,6 +17,7 @@
 // (paintDelays.ts: React, the frame) is then the figure, uninstrumented.
 import { writeFile } from "node:fs/promises";
 import { summary, updateParts } from "./figures.mjs";
+import { asExpression, CHOOSE_SIMULATE } from "./in-page.mjs";
 
 const [address, crews, out, pace = "instant", seconds = "", css = ""] = process.argv.slice(2);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -153,17 +154,7 @@ async function main() {
   await page.evaluate(`window.crewgraph.openCrew(${JSON.stringify(`${crews}/speed.yaml`)}).then(() => true)`);
   await page.until("document.querySelectorAll('.react-flow__node-agent .agent-name').length >= 2", "the speed crew's cards");
   await page.evaluate(`document.querySelector('.run-dock-toggle[aria-expanded="false"]')?.click(), true`);
-  await page.until(
-    `(() => {
-      const select = document.querySelector('.run-select');
-      const option = select && [...select.options].find((o) => o.textContent.startsWith('Simulate'));
-      if (!option) return false;
-      Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(select, option.value);
-      select.dispatchEvent(new Event('change', { bubbles: true }));
-      return true;
-    })()`,
-    "Simulate in the model list",
-  );
+  await page.until(asExpression(CHOOSE_SIMULATE), "Simulate in the model list");
   await page.until("[...document.querySelectorAll('.run-script-name')].some((e) => e.textContent.includes('speed.yaml'))", "the speed script");
   await page.until(
     `(() => { const el = document.querySelector('.run-pace-choice[data-pace=${JSON.stringify(pace)}]'); el?.click(); return el?.getAttribute('aria-checked') === 'true'; })()`,
