@@ -80,8 +80,20 @@ fn code_of(status: StatusCode) -> ApiErrorCode {
 }
 
 /// Gives every error response that is not JSON yet the `{code, message}` shape,
-/// keeping its status and, where it has some, its words.
+/// keeping its status and, where it has some, its words; a 413 or 408 also closes
+/// its connection.
 pub async fn json_errors(request: Request, next: Next) -> Response {
+    let mut response = as_json(request, next).await;
+    if matches!(response.status(), StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT) {
+        // The rest of the body was never read, so the connection cannot carry another
+        // request: say so, or a client's pool sends its next request down a socket
+        // the server is closing.
+        response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+    }
+    response
+}
+
+async fn as_json(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let response = next.run(request).await;

@@ -119,21 +119,30 @@ async fn crew_names_that_would_leave_the_crews_folder_are_refused_however_spelt(
 async fn a_body_over_the_limit_is_413_with_a_json_error() {
     let server = TestServer::start_with(Setup { body_limit: Some(64 * 1024), ..Setup::default() }).await;
     let big = json!({"signal": "[END]", "content": "x".repeat(100 * 1024)});
-    server.post("/match", big.clone()).await.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "invalid_input");
-    // Without a Content-Length (chunked), the limit holds as the body streams in.
     let bytes = serde_json::to_vec(&big).unwrap();
-    let chunks = futures_util::stream::iter(bytes.chunks(8192).map(|c| Ok::<_, std::io::Error>(c.to_vec())).collect::<Vec<_>>());
-    let streamed = server
-        .http
-        .post(server.url("/match"))
-        .header("content-type", "application/json")
-        .body(reqwest::Body::wrap_stream(chunks))
-        .send()
-        .await
-        .unwrap();
-    Answer::read(streamed).await.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "invalid_input");
-    let small = server.post("/match", json!({"signal": "[END]", "content": "[END]"})).await;
-    assert_eq!(small.status, StatusCode::OK, "the server still answers");
+    // Over and over, each followed by a small request on the same client: the 413
+    // closes its connection and says so, so the client's pool never sends the next
+    // request down a socket the server is closing.
+    for _ in 0..20 {
+        let answer = server.post("/match", big.clone()).await;
+        answer.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "invalid_input");
+        assert_eq!(answer.headers.get("connection").and_then(|v| v.to_str().ok()), Some("close"));
+        let small = server.post("/match", json!({"signal": "[END]", "content": "[END]"})).await;
+        assert_eq!(small.status, StatusCode::OK, "the server still answers");
+        // Without a Content-Length (chunked), the limit holds as the body streams in.
+        let chunks = futures_util::stream::iter(bytes.chunks(8192).map(|c| Ok::<_, std::io::Error>(c.to_vec())).collect::<Vec<_>>());
+        let streamed = server
+            .http
+            .post(server.url("/match"))
+            .header("content-type", "application/json")
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send()
+            .await
+            .unwrap();
+        Answer::read(streamed).await.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "invalid_input");
+        let small = server.post("/match", json!({"signal": "[END]", "content": "[END]"})).await;
+        assert_eq!(small.status, StatusCode::OK, "the server still answers");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
