@@ -15,7 +15,7 @@ export function summary(values) {
 
 /** Where each update of the page went (paintDelays.ts, UpdateParts), part by part. */
 export const updateParts = (updates) =>
-  Object.fromEntries(["events", "fold", "render", "wait", "frame"].map((part) => [part, summary(updates.map((u) => u[part]))]));
+  Object.fromEntries(["events", "fold", "render", "wait", "frame", "graph"].map((part) => [part, summary(updates.map((u) => u[part]))]));
 
 /** A canvas measurement (in-page.mjs, MEASURE_CANVAS) as its figure: the median
  * frames a second, the 95th-percentile frame in ms, how many frames. */

@@ -133,7 +133,7 @@ function summarize(records) {
 function report(f) {
   const lines = [
     `${f.pace} run, ${(f.recordedMs / 1000).toFixed(1)} s recorded, ${f.events} events`,
-    `event → pixel p50 / p95: ${f.event_to_pixel_ms.p50} / ${f.event_to_pixel_ms.p95} ms; an update (p50): React ${f.update_ms.render.p50} ms, the frame ${f.update_ms.frame.p50} ms (${f.update_ms.frame.count} updates)`,
+    `event → pixel p50 / p95: ${f.event_to_pixel_ms.p50} / ${f.event_to_pixel_ms.p95} ms; an update (p50): React ${f.update_ms.render.p50} ms, the frame ${f.update_ms.frame.p50} ms, the graph ${f.update_ms.graph.p50} ms (${f.update_ms.frame.count} updates)`,
   ];
   if (!f.byType) return lines.join("\n");
   const busiest = Object.entries(f.byType)

@@ -15,8 +15,20 @@ let updates: UpdateParts[] = [];
 
 /** One update of the window, in ms: folding its events into the view, React's
  * render and commit (the DOM changed, layout effects run), waiting for the next
- * frame, and that frame's own work (style, layout, paint) until just after it. */
-export type UpdateParts = { events: number; fold: number; render: number; wait: number; frame: number };
+ * frame, and that frame's own work (style, layout, paint) until just after it —
+ * the run dock shown; then the graph's turn (React drawing it, and the frame after)
+ * until just after that frame (store.ts, `graph`). */
+export type UpdateParts = { events: number; fold: number; render: number; wait: number; frame: number; graph: number };
+
+/** What the feed says of an update as it is drawn (`paintDelays.update`). */
+export type UpdateTimer = {
+  /** Just after the frame that showed the update in the run dock. */
+  docked(): void;
+  /** Just after the frame that showed it on the graph as well. */
+  drawn(): void;
+};
+
+const untimed: UpdateTimer = { docked() {}, drawn() {} };
 
 export const paintDelays = {
   start() {
@@ -40,19 +52,29 @@ export const paintDelays = {
   },
   /** Called by the window's feed right after it folded `events` events into the
    * view, from `began` (performance.now()): React renders in a microtask queued
-   * while folding, so one queued now runs once React has committed. */
-  update(began: number, events: number) {
-    if (!recording) return;
+   * while folding, so one queued now runs once React has committed. The feed tells
+   * the answer when the update was shown in the run dock, then on the graph. */
+  update(began: number, events: number): UpdateTimer {
+    if (!recording) return untimed;
     const folded = performance.now();
+    let rendered = folded;
+    let frame = folded;
+    let docked = folded;
     queueMicrotask(() => {
-      const rendered = performance.now();
+      rendered = performance.now();
       requestAnimationFrame(() => {
-        const frame = performance.now();
-        setTimeout(() => {
-          updates.push({ events, fold: folded - began, render: rendered - folded, wait: frame - rendered, frame: performance.now() - frame });
-        }, 0);
+        frame = performance.now();
       });
     });
+    return {
+      docked() {
+        docked = performance.now();
+      },
+      drawn() {
+        const parts = { fold: folded - began, render: rendered - folded, wait: frame - rendered, frame: docked - frame };
+        updates.push({ events, ...parts, graph: performance.now() - docked });
+      },
+    };
   },
   /** Called by the run store once a batch's events are folded into the view. */
   folded(events: RunEvent[], arrived: number) {

@@ -28,6 +28,37 @@ describe("live runs", () => {
     expect(updates).toBe(1);
   });
 
+  it("a live update reaches the graph when it is shown there, and every other change at once", () => {
+    store.getState().begin("run-1");
+    store.getState().apply(batch(examRun().slice(0, 10)));
+    const first = store.getState().view;
+    expect(store.getState().graph).toBe(first);
+    // The window's feed: the run dock first, the graph a frame later.
+    store.getState().apply(batch(examRun().slice(10, 20)), true);
+    expect(store.getState().view).toEqual(fromEvents(examRun().slice(0, 20)));
+    expect(store.getState().graph).toBe(first);
+    store.getState().showGraph();
+    expect(store.getState().graph).toBe(store.getState().view);
+    // Showing it again changes nothing.
+    let updates = 0;
+    store.subscribe(() => updates++);
+    store.getState().showGraph();
+    expect(updates).toBe(0);
+    // A graph left behind never outlives the run it was behind on.
+    store.getState().apply(batch(examRun().slice(20, 30)), true);
+    store.getState().begin("run-2");
+    expect(store.getState().graph).toBe(store.getState().view);
+    store.getState().apply(batch(examRun().slice(0, 5)), true);
+    store.getState().reset();
+    expect(store.getState().graph).toBeNull();
+    store.getState().begin("run-1");
+    store.getState().apply(batch(examRun().slice(0, 5)), true);
+    store.getState().load(examRun());
+    expect(store.getState().graph).toBe(store.getState().view);
+    store.getState().stepTo(3);
+    expect(store.getState().graph).toBe(store.getState().view);
+  });
+
   it("events that arrive before the run's id are kept when the id arrives", () => {
     store.getState().begin(null);
     store.getState().apply(batch(examRun().slice(0, 3)));

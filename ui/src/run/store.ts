@@ -34,6 +34,13 @@ export type ReplayState = {
 export type RunState = {
   /** The run shown; null when there is none. */
   view: RunView | null;
+  /** The run as the graph draws it: `view` itself, except while the window follows
+   * a live run, where an update reaches the graph one frame after the run dock
+   * (`apply(batch, true)`, then `showGraph()`). WebKit lays a frame that changes
+   * both out from the page's root and repaints everything between them, the canvas
+   * with it; two frames repaint what changed (BENCHMARKS.md, "Two frames an
+   * update"). */
+  graph: RunView | null;
   /** The crew the run shown belongs to (its path, as the editor holds it); null
    * when no run is shown, or it is not known. */
   crew: string | null;
@@ -58,8 +65,11 @@ export type RunState = {
    * run's id did). `null`: a run whose id is not known yet (it takes its first
    * event's). Without `crew`, the crew stays the one the view has. */
   begin(runId: string | null, crew?: string | null): void;
-  /** Folds a whole batch in one update; its `end` (and `lost_from`) too. */
-  apply(batch: RunBatch): void;
+  /** Folds a whole batch in one update; its `end` (and `lost_from`) too. With
+   * `graphLater`, the graph keeps the view it has until `showGraph()`. */
+  apply(batch: RunBatch, graphLater?: boolean): void;
+  /** The graph draws the view the run dock shows. */
+  showGraph(): void;
   /** The watch ended without a batch saying so (the backend call failed). */
   end(why: WatchEnd): void;
   /** Shows no run. */
@@ -82,8 +92,12 @@ export type RunState = {
 export type RunStore = ReturnType<typeof createRunStore>;
 
 export function createRunStore() {
+  /** Batches folded into the view but not yet shown on the graph: their events,
+   * and when each arrived (for the speed figures, paintDelays.ts). */
+  let unshown: Array<{ events: RunEvent[]; arrived: number }> = [];
   return createStore<RunState>()((set, get) => ({
     view: null,
+    graph: null,
     crew: null,
     events: [],
     ended: null,
@@ -97,13 +111,16 @@ export function createRunStore() {
       const { view, replay } = get();
       const owner = crew === undefined ? get().crew : crew;
       if (runId !== null && view && !replay && (view.runId === runId || view.runId === "")) {
-        set({ view: view.runId === runId ? view : { ...view, runId }, ended: null, crew: owner });
+        const same = view.runId === runId ? view : { ...view, runId };
+        set({ view: same, graph: same, ended: null, crew: owner });
         return;
       }
-      set({ view: emptyRun(runId ?? ""), crew: owner, events: [], ended: null, replay: null, highlight: null, typed: false, pace: null, imported: false });
+      unshown = [];
+      const fresh = emptyRun(runId ?? "");
+      set({ view: fresh, graph: fresh, crew: owner, events: [], ended: null, replay: null, highlight: null, typed: false, pace: null, imported: false });
     },
 
-    apply(batch) {
+    apply(batch, graphLater = false) {
       const arrived = Date.now();
       const state = get();
       if (state.replay) return; // a live watch's late batch: the replay is what is shown
@@ -118,8 +135,20 @@ export function createRunStore() {
       }
       const ended = batch.end ?? state.ended;
       if (view === state.view && events === state.events && ended === state.ended) return;
-      set({ view, events, ended });
+      if (graphLater) {
+        set({ view, events, ended });
+        unshown.push({ events: batch.events, arrived });
+        return;
+      }
+      set({ view, graph: view, events, ended });
       paintDelays.folded(batch.events, arrived);
+    },
+
+    showGraph() {
+      const { view, graph } = get();
+      if (graph !== view) set({ graph: view });
+      for (const { events, arrived } of unshown) paintDelays.folded(events, arrived);
+      unshown = [];
     },
 
     end(why) {
@@ -127,14 +156,18 @@ export function createRunStore() {
     },
 
     reset() {
-      set({ view: null, crew: null, events: [], ended: null, replay: null, highlight: null, typed: false, pace: null, imported: false });
+      unshown = [];
+      set({ view: null, graph: null, crew: null, events: [], ended: null, replay: null, highlight: null, typed: false, pace: null, imported: false });
     },
 
     load(events, imported = false, crew) {
       const sorted = [...events].sort((a, b) => a.seq - b.seq);
       const frames = replayFrames(sorted);
+      const last = frames.at(-1) ?? emptyRun(sorted[0]?.run_id ?? "");
+      unshown = [];
       set({
-        view: frames.at(-1) ?? emptyRun(sorted[0]?.run_id ?? ""),
+        view: last,
+        graph: last,
         crew: crew === undefined ? get().crew : crew,
         events: sorted,
         ended: null,
@@ -151,8 +184,10 @@ export function createRunStore() {
       if (!replay) return;
       const last = replay.frames.length - 1;
       const position = Math.max(-1, Math.min(last, Math.round(index)));
+      const shown = position < 0 ? emptyRun(view?.runId ?? "") : replay.frames[position];
       set({
-        view: position < 0 ? emptyRun(view?.runId ?? "") : replay.frames[position],
+        view: shown,
+        graph: shown,
         replay: { ...replay, position, playing: replay.playing && position < last },
       });
     },
@@ -162,7 +197,8 @@ export function createRunStore() {
       if (!replay || replay.frames.length === 0) return;
       if (replay.position >= replay.frames.length - 1) {
         // At the end: play from the start.
-        set({ view: emptyRun(get().view?.runId ?? ""), replay: { ...replay, position: -1, playing: true } });
+        const start = emptyRun(get().view?.runId ?? "");
+        set({ view: start, graph: start, replay: { ...replay, position: -1, playing: true } });
         return;
       }
       set({ replay: { ...replay, playing: true } });

@@ -297,7 +297,7 @@ function Editor({ files }: { files: Files }) {
       const drawn = flowGraph.nodes;
       if (!box || drawn.length === 0) return;
       // (The End node's room includes the words a finished run shows under it.)
-      const worded = endWords(runStore.getState().view) !== null;
+      const worded = endWords(runStore.getState().graph) !== null;
       const bounds = (n: CrewNode) => {
         const width = n.width ?? 0;
         const height = n.height ?? 0;
@@ -338,7 +338,7 @@ function Editor({ files }: { files: Files }) {
   // person has moved the view since the last fit.
   const fitLatest = useRef(fitCrew);
   fitLatest.current = fitCrew;
-  const worded = useRun((s) => endWords(s.view) !== null);
+  const worded = useRun((s) => endWords(s.graph) !== null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: worded is the trigger (words appeared under End)
   useEffect(() => {
     const last = fittedView.current;

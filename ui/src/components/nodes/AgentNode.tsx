@@ -35,7 +35,7 @@ export function AgentNode({ data, selected }: NodeProps<CrewNode>) {
   const { view, badge, card } = data;
   const models = useModels();
   const run = useNodeRunClass(refOfNode(data));
-  const tool = useRun(useShallow((s) => toolAtWork(s.view, view.agent ?? undefined)));
+  const tool = useRun(useShallow((s) => toolAtWork(s.graph, view.agent ?? undefined)));
   const showSeen = useSeenFromCard(view.agent);
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: after a run a double click shows what the agent saw; keyboards have the card's menu (Shift+F10) and the transcript's button

@@ -15,7 +15,7 @@ import { NearMissFixes } from "../run/NearMissFixes";
 
 export function NearMissNote({ agent, name }: { agent: string | null; name: string }) {
   const turn = useRun((s): Turn | null => {
-    const latest = agent && s.view ? latestTurn(s.view, agent) : null;
+    const latest = agent && s.graph ? latestTurn(s.graph, agent) : null;
     return latest && latest.missed.length > 0 ? latest : null;
   });
   const fixed = useEditor((s) => {

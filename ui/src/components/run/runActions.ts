@@ -51,10 +51,13 @@ const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0)
  * batches that arrive while it is drawing wait and are folded into one update; and
  * after each update the window rests half as long as the update took, so a fast
  * run never keeps it from answering the person (resting the whole time halved how
- * often a fast run was drawn, with no quicker typing). Each batch's promise
- * settles once the update that shows it is painted: the window's transport then
- * asks for the next batch (pulled.rs), which is on its way while the window
- * rests, so the events of a fast run gather in the shell while the page paints.
+ * often a fast run was drawn, with no quicker typing). An update is drawn in two
+ * frames: the run dock first, then the graph (store.ts, `graph`), so that WebKit
+ * repaints what changed rather than everything between the two (BENCHMARKS.md,
+ * "Two frames an update"). Each batch's promise settles once the run dock shows
+ * it: the window's transport then asks for the next batch (pulled.rs), which is on
+ * its way while the graph is drawn and the window rests, so the events of a fast
+ * run gather in the shell while the page paints.
  * A watch a newer one replaced settles `false`: the transport stops it, rather
  * than asking for batches nobody shows. */
 function feed(): (batch: RunBatch) => Promise<boolean> {
@@ -76,17 +79,23 @@ function feed(): (batch: RunBatch) => Promise<boolean> {
     const began = performance.now();
     drawing = true;
     const batch = joined(batches);
-    runStore.getState().apply(batch);
-    paintDelays.update(began, batch.events.length);
+    runStore.getState().apply(batch, true);
+    const timer = paintDelays.update(began, batch.events.length);
     if (batch.end === "lagged") void catchUp();
     afterNextFrame(() => {
-      const took = performance.now() - began;
-      // Shown: the next batch may set out now, on its way while the window rests.
+      timer.docked();
+      // The run dock shows it: the next batch may set out now, on its way while the
+      // graph is drawn and the window rests.
       for (const settle of done) settle(mine === generation);
-      setTimeout(() => {
-        drawing = false;
-        if (waiting.length > 0) flush();
-      }, took / 2);
+      runStore.getState().showGraph();
+      afterNextFrame(() => {
+        timer.drawn();
+        const took = performance.now() - began;
+        setTimeout(() => {
+          drawing = false;
+          if (waiting.length > 0) flush();
+        }, took / 2);
+      });
     });
   };
   return (batch) =>
