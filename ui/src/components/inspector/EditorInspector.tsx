@@ -2,6 +2,7 @@
 // its signals when nothing is, an agent's form, a group, an arrow, End or Wait
 // explained, or what to do with several things at once.
 import "./inspector.css";
+import { memo } from "react";
 import { useEditor } from "../../editor/store";
 import { inSelection, nodeRef } from "../../graph/refs";
 import { useModelWarnings } from "../../models/useModelWarnings";
@@ -29,7 +30,9 @@ const PLACES: Record<string, { title: string; words: string }> = {
   router: { title: "Router", words: "Decides, after each agent, which agent works next. Change how in the crew's settings." },
 };
 
-export function EditorInspector() {
+/** Drawn again only when what it shows changes (not with the editor around it: its
+ * inputs re-rendered with every update of a live run). */
+export const EditorInspector = memo(function EditorInspector() {
   const selection = useEditor((s) => s.selection);
   const spec = useEditor((s) => s.spec);
   return (
@@ -45,7 +48,7 @@ export function EditorInspector() {
       )}
     </aside>
   );
-}
+});
 
 function One({ id }: { id: string }) {
   const spec = useEditor((s) => s.spec);
