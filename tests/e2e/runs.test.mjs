@@ -67,7 +67,10 @@ test("an interview runs in Simulate mode: the highlight moves, the tracker expla
   await statusIs(/^Paused/, "the pause");
   assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
   assert.match((await session.texts(".run-label"))[0], /The crew is waiting for you: Host/);
-  assert.equal((await session.find(".wait-node.run-waiting, .wait-node.run-active")).length, 1, "the Wait node shows the crew waiting");
+  // (The graph shows an update a frame after the run dock: store.ts, `graph`.)
+  await session.waitFor(async () => (await session.find(".wait-node.run-waiting, .wait-node.run-active")).length === 1, {
+    message: "the Wait node showing the crew waiting",
+  });
   await session.screenshot(`${OUT}/20-run-paused.png`);
 
   await session.type(".run-input", "Blue");

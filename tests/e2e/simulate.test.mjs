@@ -325,6 +325,8 @@ test("a provider failing mid-run: the transcript shows the error and the graph m
   const [error] = await session.texts(".run-turn-error");
   assert.match(error, /provider unavailable/);
   assert.match((await session.texts(".run-turn-failed .run-turn-name"))[0], /Writer/);
+  // (The graph shows an update a frame after the run dock: store.ts, `graph`.)
+  await session.waitFor(async () => (await session.texts(".agent-card.run-failed .agent-name")).length > 0, { message: "the failed card" });
   assert.deepEqual(await session.texts(".agent-card.run-failed .agent-name"), ["Writer"]);
   assert.deepEqual(await session.texts(".agent-card.run-done .agent-name"), ["Host"]);
   await session.screenshot(`${OUT}/57-provider-failed.png`);

@@ -173,6 +173,8 @@ test("a tool server added in Settings, its tool picked in the form, a call appro
   const card = (await session.texts(".run-approval"))[0];
   assert.match(card, /Writer wants to use “write file” from files/);
   assert.equal((await session.texts(".run-status"))[0], "Paused: Writer waits for you to allow files.write_file");
+  // (The graph shows an update a frame after the run dock: store.ts, `graph`.)
+  await session.waitFor(async () => (await session.find(".react-flow__node .run-waiting")).length > 0, { message: "the card waiting" });
   assert.equal((await session.find(".react-flow__node .run-waiting")).length, 1, "the card waits, not the Wait node");
   assert.match(card, /Fractions: 1\/2 \+ 1\/4 = 3\/4/);
   assert.equal(await session.execute(`return document.activeElement && document.activeElement.textContent.trim()`), "Allow once", "the focus is on the card");
