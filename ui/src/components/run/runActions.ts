@@ -11,6 +11,7 @@
 // catches up from the last event it has. The runs this window started with typed
 // replies are remembered for the tab's life, so a reload that catches up on one
 // shows its reply boxes again.
+import { isTauri } from "@tauri-apps/api/core";
 import { backend } from "../../backend";
 import type { ForkRequest } from "../../backend/Backend";
 import type { ApproveToolCall } from "../../bindings/ApproveToolCall";
@@ -44,6 +45,12 @@ function nextFrame(then: () => void): void {
 /** Calls `then` once the next frame has been drawn. */
 const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0));
 
+/** Whether an update is drawn in two frames, the run dock first and the graph a
+ * frame later: in the window, whose WebKitGTK repaints everything between two
+ * places a frame changes; a browser repaints only what changed, and the second
+ * frame only made it later (BENCHMARKS.md, "Two frames an update"). */
+const TWO_FRAMES = isTauri();
+
 /** A new watch's batch handler; any older watch's batches are dropped from now on.
  * The window draws a run at its own pace (BENCHMARKS.md, "The window's
  * footprint"): a batch that finds it idle is folded at once and painted in the
@@ -51,11 +58,9 @@ const afterNextFrame = (then: () => void) => nextFrame(() => setTimeout(then, 0)
  * batches that arrive while it is drawing wait and are folded into one update; and
  * after each update the window rests half as long as the update took, so a fast
  * run never keeps it from answering the person (resting the whole time halved how
- * often a fast run was drawn, with no quicker typing). An update is drawn in two
- * frames: the run dock first, then the graph (store.ts, `graph`), so that WebKit
- * repaints what changed rather than everything between the two (BENCHMARKS.md,
- * "Two frames an update"). Each batch's promise settles once the run dock shows
- * it: the window's transport then asks for the next batch (pulled.rs), which is on
+ * often a fast run was drawn, with no quicker typing). In the window an update is
+ * drawn in two frames: the run dock first, then the graph (store.ts, `graph`;
+ * `TWO_FRAMES`). Each batch's promise settles once the run dock shows it: the window's transport then asks for the next batch (pulled.rs), which is on
  * its way while the graph is drawn and the window rests, so the events of a fast
  * run gather in the shell while the page paints.
  * A watch a newer one replaced settles `false`: the transport stops it, rather
@@ -79,23 +84,25 @@ function feed(): (batch: RunBatch) => Promise<boolean> {
     const began = performance.now();
     drawing = true;
     const batch = joined(batches);
-    runStore.getState().apply(batch, true);
+    runStore.getState().apply(batch, TWO_FRAMES);
     const timer = paintDelays.update(began, batch.events.length);
     if (batch.end === "lagged") void catchUp();
+    const rest = () => {
+      timer.drawn();
+      const took = performance.now() - began;
+      setTimeout(() => {
+        drawing = false;
+        if (waiting.length > 0) flush();
+      }, took / 2);
+    };
     afterNextFrame(() => {
       timer.docked();
       // The run dock shows it: the next batch may set out now, on its way while the
       // graph is drawn and the window rests.
       for (const settle of done) settle(mine === generation);
+      if (!TWO_FRAMES) return rest();
       runStore.getState().showGraph();
-      afterNextFrame(() => {
-        timer.drawn();
-        const took = performance.now() - began;
-        setTimeout(() => {
-          drawing = false;
-          if (waiting.length > 0) flush();
-        }, took / 2);
-      });
+      afterNextFrame(rest);
     });
   };
   return (batch) =>
