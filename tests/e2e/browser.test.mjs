@@ -155,7 +155,8 @@ test("the interview runs in Simulate mode: the highlight moves, the tracker expl
   await statusIs(/^Paused/);
   assert.match(await status(), /waiting for you \(Host said \[ASK_YOU\]\)/);
   assert.match((await texts(".run-label"))[0], /The crew is waiting for you: Host/);
-  // (The graph shows an update a frame after the run dock: store.ts, `graph`.)
+  // (Waited for as in the window, where the graph shows an update a frame after the
+  // run dock: runActions.ts, TWO_FRAMES.)
   await page.locator(".wait-node.run-waiting, .wait-node.run-active").first().waitFor();
   assert.equal(await page.locator(".wait-node.run-waiting, .wait-node.run-active").count(), 1, "the Wait node shows the crew waiting");
   // (The focus moves to the answer box once the pause is drawn.)
