@@ -60,9 +60,10 @@ const TWO_FRAMES = isTauri();
  * run never keeps it from answering the person (resting the whole time halved how
  * often a fast run was drawn, with no quicker typing). In the window an update is
  * drawn in two frames: the run dock first, then the graph (store.ts, `graph`;
- * `TWO_FRAMES`). Each batch's promise settles once the run dock shows it: the window's transport then asks for the next batch (pulled.rs), which is on
- * its way while the graph is drawn and the window rests, so the events of a fast
- * run gather in the shell while the page paints.
+ * `TWO_FRAMES`). Each batch's promise settles once the run dock shows it: the
+ * window's transport then asks for the next batch (pulled.rs), which is on its way
+ * while the graph is drawn and the window rests, so the events of a fast run
+ * gather in the shell while the page paints.
  * A watch a newer one replaced settles `false`: the transport stops it, rather
  * than asking for batches nobody shows. */
 function feed(): (batch: RunBatch) => Promise<boolean> {
